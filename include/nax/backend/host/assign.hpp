@@ -1,0 +1,70 @@
+// Assignment of an expression to an array view on the host: extents checked by name,
+// lowering with the destination's axis order as the loop order, one fused pass, and a
+// temporary when an input overlaps the destination in any way other than the same element.
+#pragma once
+#include <string>
+
+#include "context.hpp"
+#include "loop.hpp"
+
+namespace nax::detail::host {
+
+// True when some leaf reads memory of `out` at other positions than the one being written.
+template <class Ev, class T, std::size_t N>
+bool reads_overlap_destination(const Ev& ev, T* out, const std::array<index_t, N>& extents,
+                               const std::array<index_t, N>& strides) {
+  index_t lo = 0, hi = 0;
+  for (std::size_t k = 0; k < N; ++k) {
+    if (extents[k] == 0) return false;
+    (strides[k] < 0 ? lo : hi) += strides[k] * (extents[k] - 1);
+  }
+  const char* out_lo = reinterpret_cast<const char*>(out + lo);
+  const char* out_hi = reinterpret_cast<const char*>(out + hi + 1);
+  bool unsafe = false;
+  ev.visit_leaves([&](const auto& leaf) {
+    if (!leaf.lo) return;
+    const char* leaf_lo = static_cast<const char*>(leaf.lo);
+    const char* leaf_hi = static_cast<const char*>(leaf.hi);
+    if (leaf_hi <= out_lo || out_hi <= leaf_lo) return;
+    bool same_element = sizeof(*leaf.data) == sizeof(T) &&
+                        reinterpret_cast<const char*>(leaf.data + leaf.base) == reinterpret_cast<const char*>(out) &&
+                        leaf.stride == strides;
+    if (!same_element) unsafe = true;
+  });
+  return unsafe;
+}
+
+// Writes e into out using (and adding to) the memo of ctx.
+template <class T, class... As, class E>
+void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx) {
+  using L = axes<As...>;
+  using EA = typename E::axes_type;
+  static_assert(require_same_axis_set<L, EA>::value);
+  static_assert(require_no_narrowing<T, typename E::value_type>::value);
+  const auto expression_extents = extents_by_name<L>(e);
+  const auto names = axis_name_table(L{});
+  for (std::size_t k = 0; k < L::size; ++k)
+    if (expression_extents[k] != out.extents()[k])
+      throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
+                        "': the destination has " + std::to_string(out.extents()[k]) + ", the expression " +
+                        std::to_string(expression_extents[k]));
+  auto ev = lower<last_t<L>>(e, identity_placement<EA, L>(), ctx);
+  if (reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {
+    Array<T, As...> temporary(out.extents());
+    run_elementwise(ev, temporary.data(), temporary.extents(), temporary.strides());
+    auto copy = lower<last_t<L>>(leaf_of(temporary.view()), identity_placement<L, L>(), ctx);
+    run_elementwise(copy, out.data(), out.extents(), out.strides());
+  } else {
+    run_elementwise(ev, out.data(), out.extents(), out.strides());
+  }
+}
+
+}  // namespace nax::detail::host
+
+namespace nax::detail {
+template <class T, class... As, class E>
+void evaluate_into(const ArrayView<T, As...>& out, const E& e) {
+  host::context ctx;
+  host::assign_in_context(out, as_expr(e), ctx);
+}
+}  // namespace nax::detail

@@ -1,0 +1,98 @@
+// Contractions on the host: each operand is seen as a batch of matrices (batch axes,
+// outer axes, contracted axes, each group flattened into one GEMM dimension), used in
+// place when its strides allow it, else packed once by a fused pass; then one batched
+// GEMM (backend/host/gemm.hpp, or CBLAS with NAX_USE_CBLAS) into a temporary.
+#pragma once
+#include <memory>
+#include <optional>
+
+#include "assign.hpp"
+#include "gemm.hpp"
+
+namespace nax::detail::host {
+
+struct flat_group {
+  index_t extent = 1;
+  index_t stride = 0;
+};
+
+// One GEMM dimension from the axes G of a strided view, if their strides allow it.
+template <class G, class T, class... As>
+std::optional<flat_group> flatten_group(const ArrayView<const T, As...>& view) {
+  flat_group out;
+  bool ok = true;
+  index_t previous_stride = 0, previous_extent = 1;
+  bool any = false;
+  [&]<class... Gs>(axes<Gs...>) {
+    ((
+         [&] {
+           constexpr std::size_t j = index_of_v<Gs, axes<As...>>;
+           index_t e = view.extents()[j], s = view.strides()[j];
+           out.extent *= e;
+           if (e == 1) return;
+           if (any && previous_stride != s * e) ok = false;
+           (void)previous_extent;
+           previous_stride = s;
+           previous_extent = e;
+           any = true;
+         }()),
+     ...);
+  }(G{});
+  if (!ok) return std::nullopt;
+  out.stride = any ? previous_stride : 0;
+  return out;
+}
+
+template <class T>
+struct packed_operand {
+  gemm_operand<T> operand;
+  index_t batch = 1, rows = 1, cols = 1;
+  std::shared_ptr<const void> owner;
+};
+
+// The operand e as matrices [Batch][Rows][Cols] of element type T.
+template <class T, class Batch, class Rows, class Cols, class E>
+packed_operand<T> gemm_view(const E& e, context& ctx) {
+  using Packed = concat_t<Batch, Rows, Cols>;
+  auto from_leaf = [](const auto& leaf) -> std::optional<packed_operand<T>> {
+    auto b = flatten_group<Batch>(leaf.view);
+    auto r = flatten_group<Rows>(leaf.view);
+    auto c = flatten_group<Cols>(leaf.view);
+    if (!b || !r || !c) return std::nullopt;
+    return packed_operand<T>{{leaf.view.data(), b->stride, r->stride, c->stride}, b->extent, r->extent, c->extent,
+                             leaf.owner};
+  };
+  if constexpr (is_leaf_v<E> && std::is_same_v<typename E::value_type, T>) {
+    if (auto direct = from_leaf(e)) return *direct;
+  }
+  auto packed = std::make_shared<array_for_t<T, Packed>>(extents_by_name<Packed>(e));
+  assign_in_context(packed->view(), make_map<fn::cast_to<T>>(e), ctx);
+  auto leaf = leaf_of(std::as_const(*packed).view(), packed);
+  return *from_leaf(leaf);
+}
+
+template <class A, class B, class... K>
+auto materialise_node(const Contract<A, B, K...>& node, context& ctx) {
+  using Node = Contract<A, B, K...>;
+  using T = typename Node::value_type;
+  using Batch = typename Node::batch_axes;
+  using M = typename Node::a_outer_axes;
+  using N = typename Node::b_outer_axes;
+  using Kx = axes<K...>;
+  auto a = gemm_view<T, Batch, M, Kx>(node.a, ctx);
+  auto b = gemm_view<T, Batch, Kx, N>(node.b, ctx);
+  using Result = concat_t<Batch, M, N>;
+  auto out = std::make_shared<array_for_t<T, Result>>(extents_by_name<Result>(node));
+  gemm_output<T> c{out->data(), a.rows * b.cols, b.cols, 1};
+  gemm<T>(a.batch, a.rows, b.cols, a.cols, T(1), a.operand, b.operand, T(0), c);
+  // Read the result in the node's axis order, by name.
+  auto result = std::as_const(*out).view();
+  using NA = typename Node::axes_type;
+  std::array<index_t, NA::size> strides{};
+  [&]<class... Ax>(axes<Ax...>) {
+    strides = {result.strides()[index_of_v<Ax, Result>]...};
+  }(NA{});
+  return leaf_for_t<Node>{{}, {result.data(), node.extents(), strides}, out};
+}
+
+}  // namespace nax::detail::host

@@ -1,0 +1,155 @@
+// Reductions on the host. The producer expression is evaluated inside the reduction pass
+// (never stored). Loop order: kept axes first (their outputs are disjoint, so they split
+// across threads), then reduced axes, then the child's innermost axis. A reduced
+// innermost axis folds into many independent accumulators (the compiler keeps a strict
+// order for a single one, which caps a sum at a fraction of memory bandwidth); a kept
+// innermost axis accumulates whole rows, vectorised. Few outputs: per-thread partials.
+#pragma once
+#include <algorithm>
+#include <memory>
+#include <vector>
+
+#include "context.hpp"
+#include "loop.hpp"
+
+namespace nax::detail::host {
+
+inline constexpr int accumulators = 32;
+
+template <class Op, class T, bool Unit, class Ev>
+T reduce_row(const Ev& ev, index_t i0, index_t i1) {
+  T acc[accumulators];
+  for (int j = 0; j < accumulators; ++j) acc[j] = Op::template identity<T>();
+  index_t i = i0;
+  for (; i + accumulators <= i1; i += accumulators)
+    for (int j = 0; j < accumulators; ++j)
+      acc[j] = Op::combine(acc[j], static_cast<T>(ev.template get<Unit>(i + j)));
+  T total = Op::template identity<T>();
+  for (int j = 0; j < accumulators; ++j) total = Op::combine(total, acc[j]);
+  for (; i < i1; ++i) total = Op::combine(total, static_cast<T>(ev.template get<Unit>(i)));
+  return total;
+}
+
+// Folds the loop axes of Loop that are not in Kept into out (row-major over Kept, which
+// lists the kept axes in loop order). Loop = [kept..., reduced..., innermost].
+template <class Op, class T, class Loop, class Kept, class Child>
+void reduce_into(const Child& child, context& ctx, T* out) {
+  constexpr std::size_t N = Loop::size;
+  static_assert(N > 0);
+  constexpr bool inner_kept = contains_v<at_t<N - 1, Loop>, Kept>;
+  constexpr std::size_t P = inner_kept ? Kept::size - 1 : Kept::size;  // leading kept axes
+  auto ev = lower<last_t<Loop>>(child, identity_placement<typename Child::axes_type, Loop>(), ctx);
+  const auto ext = extents_by_name<Loop>(child);
+  index_t groups = 1, rows = 1;
+  for (std::size_t k = 0; k < P; ++k) groups *= ext[k];
+  for (std::size_t k = P; k + 1 < N; ++k) rows *= ext[k];
+  const index_t n = ext[N - 1];
+  const index_t per_group = inner_kept ? n : 1;  // outputs per group
+  const index_t out_count = groups * per_group;
+  std::fill_n(out, out_count, Op::template identity<T>());
+  if (out_count == 0 || rows * n == 0) return;
+  const bool unit = ev.unit_inner();
+  const int threads = max_threads();
+  const bool parallel = groups * rows * n >= parallel_threshold && threads > 1;
+
+  // Accumulates rows [m0, m1) of group g, columns [i0, i1), into dst (the group's outputs).
+  auto fold_rows = [&](auto& local, index_t g, index_t m0, index_t m1, index_t i0, index_t i1, T* dst) {
+    std::array<index_t, N + 1> idx{};
+    decode_row(g * rows + m0, ext, N - 1, idx.data());
+    for (index_t m = m0; m < m1; ++m) {
+      local.set_row(idx.data());
+      if constexpr (inner_kept) {
+        if (unit)
+          for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<true>(i)));
+        else
+          for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<false>(i)));
+      } else {
+        dst[0] = Op::combine(dst[0], unit ? reduce_row<Op, T, true>(local, i0, i1) : reduce_row<Op, T, false>(local, i0, i1));
+      }
+      next_row(ext, N - 1, idx.data());
+    }
+  };
+
+  if (!parallel || groups >= 2 * threads) {
+#pragma omp parallel for schedule(static) if (parallel)
+    for (index_t g = 0; g < groups; ++g) {
+      auto local = ev;
+      fold_rows(local, g, 0, rows, 0, n, out + g * per_group);
+    }
+    return;
+  }
+  // Few groups: split rows (and long rows into tiles) across threads, each folding into
+  // its own partial outputs, combined at the end.
+  const index_t tiles = n > tile_elements ? (n + tile_elements - 1) / tile_elements : 1;
+  const index_t items = groups * rows * tiles;
+  std::vector<T> partial(static_cast<std::size_t>(threads) * out_count, Op::template identity<T>());
+#pragma omp parallel
+  {
+    auto local = ev;
+    T* mine = partial.data() + static_cast<std::size_t>(thread_id()) * out_count;
+#pragma omp for schedule(static)
+    for (index_t item = 0; item < items; ++item) {
+      index_t tile = item % tiles, gm = item / tiles;
+      index_t g = gm / rows, m = gm % rows;
+      index_t i0 = tile * tile_elements, i1 = std::min(n, i0 + tile_elements);
+      fold_rows(local, g, m, m + 1, i0, i1, mine + g * per_group);
+    }
+  }
+  for (int t = 0; t < threads; ++t)
+    for (index_t o = 0; o < out_count; ++o) out[o] = Op::combine(out[o], partial[t * out_count + o]);
+}
+
+template <class Op, class C, class... Removed>
+auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
+  using Node = Reduce<Op, C, Removed...>;
+  using T = typename Node::value_type;
+  using K = typename Node::axes_type;  // kept axes, in the child's order
+  using CA = typename C::axes_type;
+  auto out = std::make_shared<array_for_t<T, K>>(node.extents());
+  if constexpr (CA::size == 0) {
+    assign_in_context(out->view(), node.child, ctx);
+  } else {
+    using Inner = last_t<CA>;
+    using Reduced = intersection_t<CA, axes<Removed...>>;
+    using Loop = concat_t<difference_t<K, Inner>, difference_t<Reduced, Inner>, Inner>;
+    // K lists the kept axes in the child's order, so the innermost child axis, if kept,
+    // is K's last: K is already in loop order and out is row-major over it.
+    static_assert(std::is_same_v<intersection_t<Loop, K>, K>);
+    reduce_into<Op, T, Loop, K>(node.child, ctx, out->data());
+  }
+  return leaf_of(std::as_const(*out).view(), out);
+}
+
+template <class Op, class C, class Axis>
+auto materialise_node(const ArgReduce<Op, C, Axis>& node, context& ctx) {
+  using Node = ArgReduce<Op, C, Axis>;
+  using K = typename Node::axes_type;
+  using Loop = concat_t<K, axes<Axis>>;
+  using V = typename C::value_type;
+  auto out = std::make_shared<array_for_t<std::int32_t, K>>(node.extents());
+  auto ev = lower<axes<Axis>>(node.child, identity_placement<typename C::axes_type, Loop>(), ctx);
+  const auto ext = extents_by_name<Loop>(node.child);
+  constexpr std::size_t N = Loop::size;
+  index_t groups = 1;
+  for (std::size_t k = 0; k + 1 < N; ++k) groups *= ext[k];
+  const index_t n = ext[N - 1];
+  std::int32_t* dst = out->data();
+  const bool parallel = groups * n >= parallel_threshold && groups > 1;
+#pragma omp parallel for schedule(static) if (parallel)
+  for (index_t g = 0; g < groups; ++g) {
+    auto local = ev;
+    std::array<index_t, N + 1> idx{};
+    decode_row(g, ext, N - 1, idx.data());
+    local.set_row(idx.data());
+    V best = local.template get<false>(0);
+    index_t where = 0;
+    for (index_t i = 1; i < n; ++i) {
+      V v = local.template get<false>(i);
+      if (Op::better(v, best)) best = v, where = i;
+    }
+    dst[g] = static_cast<std::int32_t>(where);
+  }
+  return leaf_of(std::as_const(*out).view(), out);
+}
+
+}  // namespace nax::detail::host

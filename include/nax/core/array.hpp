@@ -1,0 +1,178 @@
+// Array: owning host storage of named-axis data, 64-byte aligned, row-major in the declared
+// axis order. Core layer; evaluation of expressions is declared in evaluate_fwd.hpp.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+#include <new>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "array_view.hpp"
+#include "element_type.hpp"
+
+namespace nax {
+
+namespace detail {
+struct aligned_free {
+  void operator()(void* p) const { ::operator delete[](p, std::align_val_t{64}); }
+};
+template <class T>
+T* allocate_aligned(index_t n) {
+  if (n == 0) return nullptr;
+  if (static_cast<std::size_t>(n) > std::size_t(-1) / sizeof(T))
+    throw shape_error("nax: size overflow: " + std::to_string(n) + " elements do not fit in memory");
+  return static_cast<T*>(::operator new[](static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64}));
+}
+
+// The extents of expression e, in the order of the axis list L (names must match).
+template <class L, class E>
+std::array<index_t, L::size> extents_by_name(const E& e) {
+  using EA = typename E::axes_type;
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return std::array<index_t, L::size>{e.extents()[index_of_v<at_t<I, L>, EA>]...};
+  }(std::make_index_sequence<L::size>{});
+}
+}  // namespace detail
+
+template <class T, class... As>
+class Array {
+  static_assert(element<T>, "nax: Array element types are arithmetic types (bool, integers, floating point)");
+  static_assert(detail::require_unique_axes<axes<As...>>::value);
+
+ public:
+  using value_type = T;
+  using axes_type = axes<As...>;
+  static constexpr std::size_t rank = sizeof...(As);
+
+  // Rank 0: one element, 0. Otherwise every extent is 0.
+  Array() : Array(std::array<index_t, rank>{}) {}
+
+  // Zero-filled, extents in the declared axis order.
+  explicit Array(const std::array<index_t, rank>& extents) : Array(uninitialized, extents) {
+    std::fill_n(data_.get(), size_, T{});
+  }
+  Array(const std::array<index_t, rank>& extents, std::initializer_list<T> values)
+      : Array(extents, std::vector<T>(values)) {}
+  Array(const std::array<index_t, rank>& extents, const std::vector<T>& values)
+      : Array(uninitialized, extents) {
+    if (static_cast<index_t>(values.size()) != size_)
+      throw shape_error("nax: " + std::to_string(values.size()) + " values given for an array " +
+                        detail::describe_extents(axes_type{}, extents_) + " of " + std::to_string(size_) +
+                        " elements");
+    std::copy(values.begin(), values.end(), data_.get());
+  }
+
+  // Evaluates an expression whose axis names are these (in any order).
+  template <class E>
+    requires requires { typename std::remove_cvref_t<E>::axes_type; } &&
+             (!std::is_same_v<std::remove_cvref_t<E>, Array>)
+  Array(const E& expression)
+      : Array(uninitialized, [&] {
+          static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
+          return detail::extents_by_name<axes_type>(expression);
+        }()) {
+    detail::evaluate_into(view(), expression);
+  }
+
+  Array(const Array& other) : Array(uninitialized, other.extents_) {
+    std::copy_n(other.data(), size_, data_.get());
+  }
+  Array(Array&&) noexcept = default;
+  Array& operator=(Array&&) noexcept = default;
+  Array& operator=(const Array& other) {
+    if (this != &other) *this = Array(other);
+    return *this;
+  }
+
+  // Value semantics: takes the expression's extents (reallocating if they differ).
+  // x = x + 1 works in place; overlapping reads go through a temporary automatically.
+  template <class E>
+    requires requires { typename std::remove_cvref_t<E>::axes_type; } &&
+             (!std::is_same_v<std::remove_cvref_t<E>, Array>)
+  Array& operator=(const E& expression) {
+    static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
+    auto extents = detail::extents_by_name<axes_type>(expression);
+    if (extents == extents_)
+      detail::evaluate_into(view(), expression);
+    else
+      *this = Array(expression);
+    return *this;
+  }
+
+  T* data() { return data_.get(); }
+  const T* data() const { return data_.get(); }
+  index_t size() const { return size_; }
+  const std::array<index_t, rank>& extents() const { return extents_; }
+  std::array<index_t, rank> strides() const { return detail::row_major_strides(extents_); }
+  template <class A>
+  index_t extent() const {
+    static_assert(detail::require_axis_present<A, axes_type>::value);
+    return extents_[detail::index_of_v<A, axes_type>];
+  }
+
+  ArrayView<T, As...> view() { return {data_.get(), extents_, strides()}; }
+  ArrayView<const T, As...> view() const { return {data_.get(), extents_, strides()}; }
+
+  template <class... Is>
+    requires(sizeof...(Is) == rank && (std::is_integral_v<Is> && ...))
+  T& operator()(Is... indices) {
+    return view()(indices...);
+  }
+  template <class... Is>
+    requires(sizeof...(Is) == rank && (std::is_integral_v<Is> && ...))
+  const T& operator()(Is... indices) const {
+    return view()(indices...);
+  }
+  T item() const {
+    static_assert(detail::require_rank_zero<axes_type>::value);
+    return data_.get()[0];
+  }
+
+  T* begin() { return data(); }
+  T* end() { return data() + size_; }
+  const T* begin() const { return data(); }
+  const T* end() const { return data() + size_; }
+
+ private:
+  struct uninitialized_t {};
+  static constexpr uninitialized_t uninitialized{};
+  Array(uninitialized_t, const std::array<index_t, rank>& extents)
+      : extents_(extents), size_(detail::checked_size(axes_type{}, extents)),
+        data_(detail::allocate_aligned<T>(std::max<index_t>(size_, 1))) {}
+
+  std::array<index_t, rank> extents_{};
+  index_t size_ = 0;
+  std::unique_ptr<T[], detail::aligned_free> data_;
+};
+
+// Zero-filled, one-filled and constant arrays; extents in the declared axis order.
+template <class T, class... As, class... Ns>
+  requires(sizeof...(Ns) == sizeof...(As) && (std::is_integral_v<Ns> && ...))
+Array<T, As...> zeros(Ns... extents) {
+  return Array<T, As...>({static_cast<index_t>(extents)...});
+}
+template <class T, class... As, class... Ns>
+  requires(sizeof...(Ns) == sizeof...(As) && (std::is_integral_v<Ns> && ...))
+Array<T, As...> full(T value, Ns... extents) {
+  Array<T, As...> out({static_cast<index_t>(extents)...});
+  std::fill(out.begin(), out.end(), value);
+  return out;
+}
+template <class T, class... As, class... Ns>
+  requires(sizeof...(Ns) == sizeof...(As) && (std::is_integral_v<Ns> && ...))
+Array<T, As...> ones(Ns... extents) {
+  return full<T, As...>(T(1), extents...);
+}
+// 0, 1, ..., n-1 along one named axis.
+template <class T, class A>
+Array<T, A> arange(index_t n) {
+  Array<T, A> out({n});
+  for (index_t i = 0; i < n; ++i) out.data()[i] = static_cast<T>(i);
+  return out;
+}
+
+}  // namespace nax

@@ -1,0 +1,64 @@
+// Compile-time checks users see. Each lives in a class template parameterised by the
+// names involved, so g++, clang and nvcc print those names in the instantiation context
+// (../shared/TOOLCHAIN.md). Use as: static_assert(detail::require_axis_present<A, L>::value);
+#pragma once
+#include "axis_list.hpp"
+#include "element_type.hpp"
+
+namespace nax::detail {
+
+template <class Axis, class ExpressionAxes>
+struct require_axis_present {
+  static_assert(contains_v<Axis, ExpressionAxes>,
+                "nax: axis not found: the expression has no axis of this name "
+                "(Axis is the name asked for, ExpressionAxes the axes the expression has)");
+  static constexpr bool value = true;
+};
+
+template <class Axes>
+struct require_unique_axes {
+  static_assert(is_unique_v<Axes>,
+                "nax: duplicate axis name: an array or expression names the same axis twice");
+  static constexpr bool value = true;
+};
+
+template <class DestinationAxes, class SourceAxes>
+struct require_same_axis_set {
+  static_assert(same_set_v<DestinationAxes, SourceAxes>,
+                "nax: axis sets differ: assignment needs the same axis names on both sides, "
+                "in any order (use sum, rename or broadcast_to to change the names)");
+  static constexpr bool value = true;
+};
+
+template <class Axis, class LeftAxes, class RightAxes>
+struct require_contracted_in_both {
+  static_assert(contains_v<Axis, LeftAxes> && contains_v<Axis, RightAxes>,
+                "nax: contraction over an axis only one operand has: dot<Axis> needs Axis "
+                "in both operands (LeftAxes, RightAxes)");
+  static constexpr bool value = true;
+};
+
+template <class NewName, class ExpressionAxes>
+struct require_axis_absent {
+  static_assert(!contains_v<NewName, ExpressionAxes>,
+                "nax: axis name already taken: the new axis name is already an axis of the "
+                "expression (NewName, ExpressionAxes)");
+  static constexpr bool value = true;
+};
+
+template <class Axes>
+struct require_rank_zero {
+  static_assert(Axes::size == 0,
+                "nax: item() needs a rank-0 expression: reduce the remaining Axes first");
+  static constexpr bool value = true;
+};
+
+template <class Destination, class Source>
+struct require_no_narrowing {
+  static_assert(std::is_same_v<promote_t<Destination, Source>, Destination>,
+                "nax: assignment would narrow the element type (Source to Destination): "
+                "convert explicitly with nax::cast<T>");
+  static constexpr bool value = true;
+};
+
+}  // namespace nax::detail

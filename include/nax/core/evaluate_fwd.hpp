@@ -1,0 +1,14 @@
+// Declaration of the evaluation entry point that Array and ArrayView call; the backend
+// layer defines it (backend/host/assign.hpp). Keeps core free of includes from above.
+#pragma once
+
+namespace nax {
+template <class T, class... As>
+class ArrayView;
+
+namespace detail {
+// Writes expression e into out, mapping axes by name; throws shape_error on extent mismatch.
+template <class T, class... As, class E>
+void evaluate_into(const ArrayView<T, As...>& out, const E& e);
+}  // namespace detail
+}  // namespace nax

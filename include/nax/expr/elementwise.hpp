@@ -1,0 +1,89 @@
+// Map: the one elementwise node. Applies a functor to the values of its children at the
+// same named index. Its axes are the union of the children's axes, in order of first
+// appearance (broadcasting by name); equal names must have equal extents.
+#pragma once
+#include <string>
+#include <string_view>
+#include <tuple>
+
+#include "node.hpp"
+
+namespace nax::detail {
+
+template <class... As>
+constexpr std::array<std::string_view, sizeof...(As)> axis_name_table(axes<As...>) {
+  return {axis_name<As>()...};
+}
+
+template <class F, class... Cs>
+struct Map : node_interface<Map<F, Cs...>> {
+  using axes_type = union_t<typename Cs::axes_type...>;
+  using value_type = typename F::template result<typename Cs::value_type...>;
+  static constexpr std::size_t rank = axes_type::size;
+
+  std::tuple<Cs...> children;
+  std::array<index_t, rank> extents_{};
+
+  explicit Map(Cs... cs) : children(std::move(cs)...) {
+    std::array<bool, rank> seen{};
+    std::array<int, rank> first_operand{};
+    int operand = 0;
+    auto gather = [&](const auto& child) {
+      using CA = typename std::remove_cvref_t<decltype(child)>::axes_type;
+      [&]<std::size_t... J>(std::index_sequence<J...>) {
+        (absorb(index_of_v<at_t<J, CA>, axes_type>, child.extents()[J], operand, seen, first_operand), ...);
+      }(std::make_index_sequence<CA::size>{});
+      ++operand;
+    };
+    std::apply([&](const auto&... c) { (gather(c), ...); }, children);
+  }
+
+  const std::array<index_t, rank>& extents() const { return extents_; }
+
+ private:
+  void absorb(std::size_t r, index_t extent, int operand, std::array<bool, rank>& seen,
+              std::array<int, rank>& first_operand) {
+    if (!seen[r]) {
+      seen[r] = true;
+      extents_[r] = extent;
+      first_operand[r] = operand;
+    } else if (extents_[r] != extent) {
+      throw shape_error("nax: extent mismatch on axis '" + std::string(axis_name_table(axes_type{})[r]) +
+                        "': " + std::to_string(extents_[r]) + " in operand " + std::to_string(first_operand[r] + 1) +
+                        ", " + std::to_string(extent) + " in operand " + std::to_string(operand + 1) +
+                        " (axes are matched by name; equal names need equal extents)");
+    }
+  }
+};
+
+template <class F, class... Xs>
+auto make_map(Xs&&... xs) {
+  return Map<F, expr_t<Xs>...>(as_expr(std::forward<Xs>(xs))...);
+}
+
+// A C++ number next to an array adopts the array's type unless it is of a higher kind
+// (bool < integer < floating), as JAX's weakly typed Python scalars.
+template <class Other, class X>
+decltype(auto) weak_operand(X&& x) {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (element<D>) {
+    using V = typename expr_t<Other>::value_type;
+    return Scalar<weak_promote_t<V, D>>{{}, static_cast<weak_promote_t<V, D>>(x)};
+  } else {
+    return std::forward<X>(x);
+  }
+}
+
+template <class F, class A, class B>
+auto make_binary(A&& a, B&& b) {
+  if constexpr (element<std::remove_cvref_t<A>>) {
+    return make_map<F>(weak_operand<B>(std::forward<A>(a)), std::forward<B>(b));
+  } else if constexpr (element<std::remove_cvref_t<B>>) {
+    return make_map<F>(std::forward<A>(a), weak_operand<A>(std::forward<B>(b)));
+  } else {
+    static_assert(require_promotable<typename expr_t<A>::value_type, typename expr_t<B>::value_type>::value);
+    return make_map<F>(std::forward<A>(a), std::forward<B>(b));
+  }
+}
+
+}  // namespace nax::detail

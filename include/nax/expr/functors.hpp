@@ -1,0 +1,160 @@
+// Elementwise operations as small functors: one generic Map node serves all of them.
+// Each functor gives its result type and its value; adding an op is one functor here
+// and one builder line in math.hpp. Functors run on the host and inside CUDA kernels.
+#pragma once
+#include <cmath>
+#include <limits>
+#include <type_traits>
+
+#include "../core/config.hpp"
+#include "../core/element_type.hpp"
+
+namespace nax::detail::fn {
+
+// Unary ops that keep the element type.
+#define NAX_SAME_TYPE_UNARY(NAME, BODY)                           \
+  struct NAME {                                                  \
+    template <class A>                                           \
+    using result = A;                                            \
+    template <class A>                                           \
+    NAX_HOST_DEVICE constexpr A operator()(A x) const { BODY; }   \
+  };
+NAX_SAME_TYPE_UNARY(negate, return static_cast<A>(-x))
+NAX_SAME_TYPE_UNARY(abs, if constexpr (std::is_unsigned_v<A>) return x; else return x < A(0) ? static_cast<A>(-x) : x)
+NAX_SAME_TYPE_UNARY(square, return static_cast<A>(x * x))
+NAX_SAME_TYPE_UNARY(relu, return x < A(0) ? A(0) : x)  // NaN stays NaN, as jax.nn.relu
+#undef NAX_SAME_TYPE_UNARY
+
+// Unary ops with a floating result: float stays float, integers compute in double.
+#define NAX_FLOAT_UNARY(NAME, BODY)                                              \
+  struct NAME {                                                                 \
+    template <class A>                                                          \
+    using result = floating_t<A>;                                               \
+    template <class A>                                                          \
+    NAX_HOST_DEVICE floating_t<A> operator()(A a) const {                        \
+      using R = floating_t<A>;                                                  \
+      R x = static_cast<R>(a);                                                  \
+      BODY;                                                                     \
+    }                                                                           \
+  };
+NAX_FLOAT_UNARY(exp, return std::exp(x))
+NAX_FLOAT_UNARY(log, return std::log(x))
+NAX_FLOAT_UNARY(log1p, return std::log1p(x))
+NAX_FLOAT_UNARY(expm1, return std::expm1(x))
+NAX_FLOAT_UNARY(sqrt, return std::sqrt(x))
+NAX_FLOAT_UNARY(rsqrt, return R(1) / std::sqrt(x))
+NAX_FLOAT_UNARY(sin, return std::sin(x))
+NAX_FLOAT_UNARY(cos, return std::cos(x))
+NAX_FLOAT_UNARY(tanh, return std::tanh(x))
+NAX_FLOAT_UNARY(erf, return std::erf(x))
+NAX_FLOAT_UNARY(sigmoid, return R(1) / (R(1) + std::exp(-x)))
+// log(sigmoid(x)) = -softplus(-x), written so that neither branch overflows.
+NAX_FLOAT_UNARY(log_sigmoid, return -(std::log1p(std::exp(-std::abs(x))) + (x < R(0) ? -x : R(0))))
+#undef NAX_FLOAT_UNARY
+
+// Arithmetic on the promoted type of both operands.
+#define NAX_PROMOTING_BINARY(NAME, BODY)                                  \
+  struct NAME {                                                          \
+    template <class A, class B>                                          \
+    using result = promote_t<A, B>;                                      \
+    template <class A, class B>                                          \
+    NAX_HOST_DEVICE constexpr promote_t<A, B> operator()(A a, B b) const { \
+      using R = promote_t<A, B>;                                         \
+      R x = static_cast<R>(a), y = static_cast<R>(b);                    \
+      BODY;                                                              \
+    }                                                                    \
+  };
+NAX_PROMOTING_BINARY(plus, return static_cast<R>(x + y))
+NAX_PROMOTING_BINARY(minus, return static_cast<R>(x - y))
+NAX_PROMOTING_BINARY(multiplies, return static_cast<R>(x * y))
+// Integer division by zero gives -1 (all bits set) and MIN / -1 gives MIN, as XLA does:
+// defined results instead of undefined behaviour.
+NAX_PROMOTING_BINARY(divides, if constexpr (std::is_integral_v<R> && !std::is_same_v<R, bool>) {
+  if (y == R(0)) return static_cast<R>(~R(0));
+  if constexpr (std::is_signed_v<R>)
+    if (y == R(-1)) return x == std::numeric_limits<R>::min() ? x : static_cast<R>(-x);
+  return static_cast<R>(x / y);
+} else return static_cast<R>(x / y))
+// NaN-propagating, as jnp.maximum / jnp.minimum.
+NAX_PROMOTING_BINARY(maximum, return (x != x || x > y) ? x : y)
+NAX_PROMOTING_BINARY(minimum, return (x != x || x < y) ? x : y)
+NAX_PROMOTING_BINARY(pow, if constexpr (std::is_floating_point_v<R>) return std::pow(x, y); else {
+  if (y < R(0)) return x == R(1) ? R(1) : (x == R(-1) ? ((y & R(1)) ? R(-1) : R(1)) : R(0));
+  R result = 1;
+  while (y != R(0)) {
+    if (y & R(1)) result = static_cast<R>(result * x);
+    x = static_cast<R>(x * x);
+    y = static_cast<R>(y >> 1);
+  }
+  return result;
+})
+#undef NAX_PROMOTING_BINARY
+
+// Comparisons compare the promoted values and give bool.
+#define NAX_COMPARISON(NAME, OP)                                       \
+  struct NAME {                                                       \
+    template <class A, class B>                                       \
+    using result = bool;                                              \
+    template <class A, class B>                                       \
+    NAX_HOST_DEVICE constexpr bool operator()(A a, B b) const {        \
+      using R = promote_t<A, B>;                                      \
+      return static_cast<R>(a) OP static_cast<R>(b);                  \
+    }                                                                 \
+  };
+NAX_COMPARISON(less, <)
+NAX_COMPARISON(less_equal, <=)
+NAX_COMPARISON(greater, >)
+NAX_COMPARISON(greater_equal, >=)
+NAX_COMPARISON(equal_to, ==)
+NAX_COMPARISON(not_equal_to, !=)
+#undef NAX_COMPARISON
+
+struct is_finite {
+  template <class A>
+  using result = bool;
+  template <class A>
+  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>) return std::isfinite(a);
+    else return true;
+  }
+};
+
+struct logical_and {
+  template <class A, class B>
+  using result = bool;
+  template <class A, class B>
+  NAX_HOST_DEVICE constexpr bool operator()(A a, B b) const { return bool(a) && bool(b); }
+};
+struct logical_or {
+  template <class A, class B>
+  using result = bool;
+  template <class A, class B>
+  NAX_HOST_DEVICE constexpr bool operator()(A a, B b) const { return bool(a) || bool(b); }
+};
+struct logical_not {
+  template <class A>
+  using result = bool;
+  template <class A>
+  NAX_HOST_DEVICE constexpr bool operator()(A a) const { return !bool(a); }
+};
+
+// where(c, a, b): a where c holds, else b.
+struct select {
+  template <class C, class A, class B>
+  using result = promote_t<A, B>;
+  template <class C, class A, class B>
+  NAX_HOST_DEVICE constexpr promote_t<A, B> operator()(C c, A a, B b) const {
+    using R = promote_t<A, B>;
+    return bool(c) ? static_cast<R>(a) : static_cast<R>(b);
+  }
+};
+
+template <class T>
+struct cast_to {
+  template <class A>
+  using result = T;
+  template <class A>
+  NAX_HOST_DEVICE constexpr T operator()(A a) const { return static_cast<T>(a); }
+};
+
+}  // namespace nax::detail::fn

@@ -1,0 +1,92 @@
+// Public builders of elementwise expressions: operators, math functions, where, cast.
+// Each is one line over a functor of functors.hpp and the Map node of elementwise.hpp.
+#pragma once
+#include "elementwise.hpp"
+#include "functors.hpp"
+
+namespace nax {
+
+template <class A, class B>
+concept binary_operands = operand<A> && operand<B> && (array_like<A> || array_like<B>);
+
+#define NAX_BINARY_OPERATOR(OP, FN)                     \
+  template <class A, class B>                           \
+    requires binary_operands<A, B>                      \
+  auto operator OP(A&& a, B&& b) {                      \
+    return detail::make_binary<detail::fn::FN>(std::forward<A>(a), std::forward<B>(b)); \
+  }
+NAX_BINARY_OPERATOR(+, plus)
+NAX_BINARY_OPERATOR(-, minus)
+NAX_BINARY_OPERATOR(*, multiplies)
+NAX_BINARY_OPERATOR(/, divides)
+NAX_BINARY_OPERATOR(<, less)
+NAX_BINARY_OPERATOR(<=, less_equal)
+NAX_BINARY_OPERATOR(>, greater)
+NAX_BINARY_OPERATOR(>=, greater_equal)
+NAX_BINARY_OPERATOR(==, equal_to)
+NAX_BINARY_OPERATOR(!=, not_equal_to)
+NAX_BINARY_OPERATOR(&&, logical_and)
+NAX_BINARY_OPERATOR(||, logical_or)
+#undef NAX_BINARY_OPERATOR
+
+#define NAX_BINARY_FUNCTION(NAME, FN)                   \
+  template <class A, class B>                           \
+    requires binary_operands<A, B>                      \
+  auto NAME(A&& a, B&& b) {                             \
+    return detail::make_binary<detail::fn::FN>(std::forward<A>(a), std::forward<B>(b)); \
+  }
+NAX_BINARY_FUNCTION(maximum, maximum)
+NAX_BINARY_FUNCTION(minimum, minimum)
+NAX_BINARY_FUNCTION(pow, pow)
+NAX_BINARY_FUNCTION(logical_and, logical_and)
+NAX_BINARY_FUNCTION(logical_or, logical_or)
+#undef NAX_BINARY_FUNCTION
+
+#define NAX_UNARY_FUNCTION(NAME, FN)                                       \
+  template <class X>                                                       \
+    requires array_like<X>                                                 \
+  auto NAME(X&& x) {                                                       \
+    return detail::make_map<detail::fn::FN>(std::forward<X>(x));           \
+  }
+NAX_UNARY_FUNCTION(operator-, negate)
+NAX_UNARY_FUNCTION(operator!, logical_not)
+NAX_UNARY_FUNCTION(logical_not, logical_not)
+NAX_UNARY_FUNCTION(abs, abs)
+NAX_UNARY_FUNCTION(square, square)
+NAX_UNARY_FUNCTION(relu, relu)
+NAX_UNARY_FUNCTION(exp, exp)
+NAX_UNARY_FUNCTION(log, log)
+NAX_UNARY_FUNCTION(log1p, log1p)
+NAX_UNARY_FUNCTION(expm1, expm1)
+NAX_UNARY_FUNCTION(sqrt, sqrt)
+NAX_UNARY_FUNCTION(rsqrt, rsqrt)
+NAX_UNARY_FUNCTION(sin, sin)
+NAX_UNARY_FUNCTION(cos, cos)
+NAX_UNARY_FUNCTION(tanh, tanh)
+NAX_UNARY_FUNCTION(erf, erf)
+NAX_UNARY_FUNCTION(sigmoid, sigmoid)
+NAX_UNARY_FUNCTION(log_sigmoid, log_sigmoid)
+#undef NAX_UNARY_FUNCTION
+
+// Converts every element to T.
+template <class T, class X>
+  requires array_like<X> && element<T>
+auto cast(X&& x) {
+  return detail::make_map<detail::fn::cast_to<T>>(std::forward<X>(x));
+}
+
+// a where c holds, else b; c, a and b broadcast by name. Numbers adopt the other branch's type.
+template <class C, class A, class B>
+  requires operand<C> && operand<A> && operand<B> && (array_like<C> || array_like<A> || array_like<B>)
+auto where(C&& c, A&& a, B&& b) {
+  if constexpr (element<std::remove_cvref_t<A>> && !element<std::remove_cvref_t<B>>)
+    return detail::make_map<detail::fn::select>(std::forward<C>(c), detail::weak_operand<B>(std::forward<A>(a)),
+                                                std::forward<B>(b));
+  else if constexpr (element<std::remove_cvref_t<B>> && !element<std::remove_cvref_t<A>>)
+    return detail::make_map<detail::fn::select>(std::forward<C>(c), std::forward<A>(a),
+                                                detail::weak_operand<A>(std::forward<B>(b)));
+  else
+    return detail::make_map<detail::fn::select>(std::forward<C>(c), std::forward<A>(a), std::forward<B>(b));
+}
+
+}  // namespace nax

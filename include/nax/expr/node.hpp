@@ -1,0 +1,122 @@
+// The expression model: what every node has, leaves (views of arrays) and scalars, and
+// as_expr, which turns what a user passes (Array, ArrayView, node, C++ number) into a node.
+// Expr layer: includes core only. Nodes are small aggregates held by value.
+#pragma once
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+#include "../core/array.hpp"
+
+namespace nax {
+
+// Base of every expression node; lets concepts tell nodes from other types, and makes
+// namespace nax associated with every node, so nax's operators are found by ADL.
+struct expression_node {};
+
+namespace detail {
+using node_base = expression_node;
+
+// Members every node offers; item() evaluates a rank-0 expression (backend defines
+// evaluate_item, found by ADL when item() is used).
+template <class Derived>
+struct node_interface : expression_node {
+  auto item() const { return evaluate_item(static_cast<const Derived&>(*this)); }
+};
+
+// Identity of a node that is materialised (reduction, contraction, ...). Copies of a node
+// keep its id, so a sub-expression reused by user code is computed once per evaluation.
+inline std::uint64_t next_node_id() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+}  // namespace detail
+
+// Anything array-valued: has value_type, axes_type (ordered visible axis names) and extents().
+template <class E>
+concept expression = std::is_base_of_v<expression_node, std::remove_cvref_t<E>>;
+
+namespace detail {
+
+// A leaf: a strided view of data, optionally keeping an owner alive (an Array passed as an
+// rvalue, so that `ones<...>(n) + x` does not dangle).
+template <class T, class... As>
+struct Leaf : node_interface<Leaf<T, As...>> {
+  using value_type = T;
+  using axes_type = axes<As...>;
+  ArrayView<const T, As...> view;
+  std::shared_ptr<const void> owner;
+  const std::array<index_t, sizeof...(As)>& extents() const { return view.extents(); }
+};
+
+template <class T>
+struct Scalar : node_interface<Scalar<T>> {
+  using value_type = T;
+  using axes_type = axes<>;
+  T value;
+  std::array<index_t, 0> extents() const { return {}; }
+};
+
+template <class X>
+struct is_array : std::false_type {};
+template <class T, class... As>
+struct is_array<Array<T, As...>> : std::true_type {};
+template <class X>
+struct is_view : std::false_type {};
+template <class T, class... As>
+struct is_view<ArrayView<T, As...>> : std::true_type {};
+
+template <class T, class... As>
+Leaf<std::remove_const_t<T>, As...> leaf_of(const ArrayView<T, As...>& v, std::shared_ptr<const void> owner = {}) {
+  return {{}, ArrayView<const std::remove_const_t<T>, As...>(v), std::move(owner)};
+}
+
+}  // namespace detail
+
+// What builders accept: expressions, arrays, views and C++ numbers.
+template <class X>
+concept operand = expression<X> || detail::is_array<std::remove_cvref_t<X>>::value ||
+                  detail::is_view<std::remove_cvref_t<X>>::value || element<std::remove_cvref_t<X>>;
+
+template <class X>
+concept array_like = expression<X> || detail::is_array<std::remove_cvref_t<X>>::value ||
+                     detail::is_view<std::remove_cvref_t<X>>::value;
+
+namespace detail {
+
+template <class X>
+auto as_expr(X&& x) {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (expression<D>) {
+    return D(std::forward<X>(x));
+  } else if constexpr (is_array<D>::value) {
+    if constexpr (std::is_rvalue_reference_v<X&&>) {
+      auto owned = std::make_shared<const D>(std::move(x));
+      return leaf_of(owned->view(), owned);
+    } else {
+      return leaf_of(x.view());
+    }
+  } else if constexpr (is_view<D>::value) {
+    return leaf_of(x);
+  } else {
+    static_assert(element<D>, "nax: an operand must be an array, an expression or a number");
+    return Scalar<D>{{}, x};
+  }
+}
+
+template <class X>
+using expr_t = decltype(as_expr(std::declval<X>()));
+
+template <class E>
+inline constexpr std::size_t rank_v = std::remove_cvref_t<E>::axes_type::size;
+
+// Extent of axis A of expression e, by name.
+template <class A, class E>
+index_t extent_of(const E& e) {
+  return e.extents()[index_of_v<A, typename E::axes_type>];
+}
+
+}  // namespace detail
+}  // namespace nax

@@ -1,0 +1,109 @@
+// The positional evaluator IR: what a lowered expression is. Names are gone; each
+// evaluator reads at a loop index. The protocol, shared by the host loops and CUDA kernels:
+//   set_row(idx)      idx holds the loop indices of every loop axis but the innermost;
+//   get<Unit>(i)      the value at innermost index i of that row; Unit promises that every
+//                     leaf that moves along the innermost axis has stride 1 there;
+//   unit_inner()      whether Unit may be promised.
+// DependsInner is known at compile time: a leaf that does not move along the innermost axis
+// reads one value per row, which keeps broadcasts on the vectorised path.
+#pragma once
+#include <array>
+#include <cstddef>
+#include <tuple>
+
+#include "../core/config.hpp"
+
+namespace nax::detail {
+
+// Reads data[offset] with offset = base + sum_k stride[k] * loop_index[k]; offsets, not
+// pointers, so no out-of-range pointer is ever formed.
+template <class T, std::size_t N, bool DependsInner>
+struct leaf_eval {
+  using value_type = T;
+  const T* data;
+  index_t base;
+  std::array<index_t, N> stride;
+  index_t row = 0;
+  // The whole memory the leaf may read, for alias checks.
+  const void* lo;
+  const void* hi;
+
+  NAX_HOST_DEVICE void set_row(const index_t* idx) {
+    row = base;
+    if constexpr (N > 0)
+      for (std::size_t k = 0; k + 1 < N; ++k) row += idx[k] * stride[k];
+  }
+  template <bool Unit>
+  NAX_HOST_DEVICE T get(index_t i) const {
+    if constexpr (!DependsInner) return data[row];
+    else if constexpr (Unit) return data[row + i];
+    else return data[row + i * stride[N - 1]];
+  }
+  bool unit_inner() const {
+    if constexpr (DependsInner) return stride[N - 1] == 1;
+    else return true;
+  }
+  template <class V>
+  void visit_leaves(V&& v) const {
+    v(*this);
+  }
+};
+
+template <class T>
+struct scalar_eval {
+  using value_type = T;
+  T value;
+  NAX_HOST_DEVICE void set_row(const index_t*) {}
+  template <bool Unit>
+  NAX_HOST_DEVICE T get(index_t) const {
+    return value;
+  }
+  bool unit_inner() const { return true; }
+  template <class V>
+  void visit_leaves(V&&) const {}
+};
+
+// An index as a value (axis_index): base + sum_k coef[k] * loop_index[k].
+template <class T, std::size_t N, bool DependsInner>
+struct index_eval {
+  using value_type = T;
+  index_t base;
+  std::array<index_t, N> coef;
+  index_t row = 0;
+  NAX_HOST_DEVICE void set_row(const index_t* idx) {
+    row = base;
+    if constexpr (N > 0)
+      for (std::size_t k = 0; k + 1 < N; ++k) row += idx[k] * coef[k];
+  }
+  template <bool Unit>
+  NAX_HOST_DEVICE T get(index_t i) const {
+    if constexpr (DependsInner) return static_cast<T>(row + i * coef[N - 1]);
+    else return static_cast<T>(row);
+  }
+  bool unit_inner() const { return true; }
+  template <class V>
+  void visit_leaves(V&&) const {}
+};
+
+template <class F, class... Evs>
+struct map_eval {
+  using value_type = typename F::template result<typename Evs::value_type...>;
+  std::tuple<Evs...> children;
+
+  NAX_HOST_DEVICE void set_row(const index_t* idx) {
+    std::apply([idx](auto&... c) { (c.set_row(idx), ...); }, children);
+  }
+  template <bool Unit>
+  NAX_HOST_DEVICE value_type get(index_t i) const {
+    return std::apply([i](const auto&... c) { return F{}(c.template get<Unit>(i)...); }, children);
+  }
+  bool unit_inner() const {
+    return std::apply([](const auto&... c) { return (c.unit_inner() && ... && true); }, children);
+  }
+  template <class V>
+  void visit_leaves(V&& v) const {
+    std::apply([&v](const auto&... c) { (c.visit_leaves(v), ...); }, children);
+  }
+};
+
+}  // namespace nax::detail

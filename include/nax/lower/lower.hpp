@@ -1,0 +1,91 @@
+// lower(): named expression tree + placement -> positional evaluator (evaluators.hpp).
+// Runs once per evaluation; every name is resolved at compile time. InnerAxes names the
+// node axes whose index follows the innermost loop axis. Nodes that must be computed
+// before the pass that reads them (reductions, contractions, merges, joins) are handed to
+// the backend's context, whose materialise() returns a strided leaf, computed once per id.
+#pragma once
+#include <type_traits>
+
+#include "../expr/axis_index.hpp"
+#include "../expr/contract.hpp"
+#include "../expr/join.hpp"
+#include "../expr/reduce.hpp"
+#include "../expr/relayout.hpp"
+#include "evaluators.hpp"
+#include "placement.hpp"
+
+namespace nax::detail {
+
+template <class X>
+inline constexpr bool is_leaf_v = false;
+template <class T, class... As>
+inline constexpr bool is_leaf_v<Leaf<T, As...>> = true;
+template <class X>
+inline constexpr bool is_scalar_v = false;
+template <class T>
+inline constexpr bool is_scalar_v<Scalar<T>> = true;
+template <class X>
+inline constexpr bool is_map_v = false;
+template <class F, class... Cs>
+inline constexpr bool is_map_v<Map<F, Cs...>> = true;
+template <class X>
+inline constexpr bool is_relayout_v = false;
+template <class C, class K, class O>
+inline constexpr bool is_relayout_v<Relayout<C, K, O>> = true;
+template <class X>
+inline constexpr bool is_axis_index_v = false;
+template <class A, class T>
+inline constexpr bool is_axis_index_v<AxisIndex<A, T>> = true;
+
+template <class F, class... Cs>
+F map_functor(const Map<F, Cs...>*);
+
+template <class InnerAxes, std::size_t N, class Node, class Context>
+auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Context& ctx) {
+  using NA = typename Node::axes_type;
+  constexpr bool depends_inner = intersection_t<InnerAxes, NA>::size > 0;
+  if constexpr (is_leaf_v<Node>) {
+    using T = typename Node::value_type;
+    leaf_eval<T, N, depends_inner> ev{};
+    ev.data = node.view.data();
+    ev.base = 0;
+    ev.stride = {};
+    index_t lo = 0, hi = 0;
+    bool empty = false;
+    for (std::size_t j = 0; j < NA::size; ++j) {
+      index_t s = node.view.strides()[j];
+      ev.base += s * p.offset[j];
+      for (std::size_t k = 0; k < N; ++k) ev.stride[k] += s * p.coef[j][k];
+      index_t e = node.view.extents()[j];
+      if (e == 0) empty = true;
+      else (s < 0 ? lo : hi) += s * (e - 1);
+    }
+    ev.lo = empty ? nullptr : static_cast<const void*>(ev.data + lo);
+    ev.hi = empty ? nullptr : static_cast<const void*>(ev.data + hi + 1);
+    return ev;
+  } else if constexpr (is_scalar_v<Node>) {
+    return scalar_eval<typename Node::value_type>{node.value};
+  } else if constexpr (is_axis_index_v<Node>) {
+    return index_eval<typename Node::value_type, N, depends_inner>{p.offset[0], p.coef[0]};
+  } else if constexpr (is_map_v<Node>) {
+    using F = decltype(map_functor(static_cast<const Node*>(nullptr)));
+    auto lower_child = [&](const auto& c) {
+      using CA = typename std::remove_cvref_t<decltype(c)>::axes_type;
+      return lower<intersection_t<InnerAxes, CA>>(c, restrict_placement<CA, NA>(p), ctx);
+    };
+    return std::apply(
+        [&](const auto&... c) { return map_eval<F, decltype(lower_child(c))...>{{lower_child(c)...}}; },
+        node.children);
+  } else if constexpr (is_relayout_v<Node>) {
+    using C = typename Node::child_type;
+    using ChildInner = intersection_t<
+        unique_t<typename Node::kind::template child_axes_following<InnerAxes>>, typename C::axes_type>;
+    return lower<ChildInner>(node.child, compose_placement(node.coef, node.offset, p), ctx);
+  } else {
+    // Reduce, ArgReduce, Contract, Merge, Join: computed first, then read as a leaf.
+    auto leaf = ctx.materialise(node);
+    return lower<InnerAxes>(leaf, p, ctx);
+  }
+}
+
+}  // namespace nax::detail

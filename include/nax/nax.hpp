@@ -1,0 +1,17 @@
+// Umbrella header of the host library: named-axis arrays, fused expressions, the host backend.
+#pragma once
+#include "core/array.hpp"
+#include "core/config.hpp"
+#include "core/errors.hpp"
+#include "core/print.hpp"
+#include "expr/axis_index.hpp"
+#include "expr/contract.hpp"
+#include "expr/join.hpp"
+#include "expr/math.hpp"
+#include "expr/reduce.hpp"
+#include "expr/relayout.hpp"
+#include "backend/host/assign.hpp"
+#include "backend/host/contract.hpp"
+#include "backend/host/join.hpp"
+#include "backend/host/reduce.hpp"
+#include "backend/host/evaluate.hpp"
