@@ -1,0 +1,47 @@
+# CUDA helpers for nax. Installed with the package: a consumer that enables CUDA before
+# find_package(nax) gets nax_cuda_cxx20_workaround() applied by nax-config.cmake.
+
+# CMake 3.25 does not know the CUDA20 dialect for nvcc ("requires the language dialect CUDA20
+# ... does not support this"), also when it is inherited from cxx_std_20 on nax::nax.
+# Call after enable_language(CUDA), in the directory that enabled it. A no-op where CMake
+# already knows CUDA20.
+macro(nax_cuda_cxx20_workaround)
+  if(CMAKE_CUDA_COMPILER_ID STREQUAL "NVIDIA" AND NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+    set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    if(NOT "cuda_std_20" IN_LIST CMAKE_CUDA_COMPILE_FEATURES)
+      list(APPEND CMAKE_CUDA_COMPILE_FEATURES cuda_std_20)
+    endif()
+    set(CMAKE_CUDA20_COMPILE_FEATURES cuda_std_20)
+  endif()
+  if(NOT DEFINED CMAKE_CUDA_STANDARD)
+    set(CMAKE_CUDA_STANDARD 20)
+  endif()
+endmacro()
+
+# nax_enable_cuda(<result var>): enables CUDA when an nvcc is found (CMAKE_CUDA_COMPILER,
+# CUDACXX, PATH, or /usr/local/cuda/bin/nvcc), with CMAKE_CUDA_ARCHITECTURES defaulting to 90
+# (there may be no GPU to detect). Sets <result var> ON or OFF. A macro because
+# enable_language() must run at directory scope.
+macro(nax_enable_cuda _nax_result)
+  set(${_nax_result} OFF)
+  if(NOT DEFINED CMAKE_CUDA_COMPILER AND NOT DEFINED ENV{CUDACXX})
+    find_program(_nax_nvcc_on_path nvcc)
+    if(NOT _nax_nvcc_on_path AND EXISTS /usr/local/cuda/bin/nvcc)
+      set(ENV{CUDACXX} /usr/local/cuda/bin/nvcc)
+    endif()
+    unset(_nax_nvcc_on_path CACHE)
+  endif()
+  include(CheckLanguage)
+  check_language(CUDA)
+  if(CMAKE_CUDA_COMPILER)
+    if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES AND NOT DEFINED ENV{CUDAARCHS})
+      set(CMAKE_CUDA_ARCHITECTURES 90 CACHE STRING "CUDA architectures to build for (nax default: 90)")
+    endif()
+    enable_language(CUDA)
+    nax_cuda_cxx20_workaround()
+    set(${_nax_result} ON)
+  else()
+    message(STATUS "nax: no CUDA compiler found; CUDA tests are off")
+  endif()
+endmacro()

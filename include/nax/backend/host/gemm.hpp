@@ -1,0 +1,160 @@
+// Batched, strided matrix product on the host: C = alpha A B + beta C for every batch, any
+// element strides, any arithmetic type. float and double run the packed kernel of
+// gemm_kernel.hpp, or a CBLAS library when NAX_USE_CBLAS is defined (gemm_cblas.hpp);
+// other types run a plain loop. The host backend's matmul lowers to `gemm`.
+#pragma once
+#include <nax/backend/host/gemm_kernel.hpp>
+#include <nax/core/config.hpp>
+
+#if defined(NAX_USE_CBLAS)
+#include <nax/backend/host/gemm_cblas.hpp>
+#endif
+
+#include <climits>
+#include <type_traits>
+#include <utility>
+
+namespace nax::detail::host {
+
+// Element (b, m, k) of an operand is data[b * batch_stride + m * row_stride + k * col_stride].
+// Strides may be zero (broadcast) or negative (reversed views).
+template <class T>
+struct gemm_operand {
+  const T* data;
+  index_t batch_stride, row_stride, col_stride;
+};
+template <class T>
+struct gemm_output {
+  T* data;
+  index_t batch_stride, row_stride, col_stride;
+};
+
+template <class T>
+inline constexpr bool gemm_has_packed_kernel = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+// Transposes the problem so that C's unit stride, if any, runs along its rows:
+// C^T = B^T A^T. The kernels store rows of C with vector stores only then.
+template <class T>
+void gemm_prefer_row_major_output(index_t& M, index_t& N, gemm_operand<T>& A, gemm_operand<T>& B,
+                                  gemm_output<T>& C) {
+  if (C.col_stride == 1 || C.row_stride != 1 || N == 1) return;
+  std::swap(M, N);
+  std::swap(A, B);
+  std::swap(A.row_stride, A.col_stride);
+  std::swap(B.row_stride, B.col_stride);
+  std::swap(C.row_stride, C.col_stride);
+}
+
+// C = beta * C for every batch (C = 0, unread, when beta == 0): a product with K == 0 or alpha == 0.
+template <class T>
+void gemm_scale_batches(index_t batch, index_t M, index_t N, T beta, gemm_output<T> C) {
+  for (index_t b = 0; b < batch; ++b) {
+    T* c = C.data + b * C.batch_stride;
+    for (index_t i = 0; i < M; ++i)
+      for (index_t j = 0; j < N; ++j) {
+        T& x = c[i * C.row_stride + j * C.col_stride];
+        x = beta == T(0) ? T(0) : static_cast<T>(beta * x);
+      }
+  }
+}
+
+// Integer (and other non-BLAS) types: one row of C at a time, k outer so that the inner
+// loop runs along rows of B and C; exact for integers. Parallel over rows when large.
+template <class T>
+void gemm_loop(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
+               T beta, gemm_output<T> C) {
+  const index_t rows = batch * M;
+  const int threads = gemm_thread_count(static_cast<double>(rows) * static_cast<double>(N) * static_cast<double>(K));
+  (void)threads;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+#endif
+  for (index_t row = 0; row < rows; ++row) {
+    const index_t b = row / M, i = row % M;
+    const T* a = A.data + b * A.batch_stride + i * A.row_stride;
+    T* c = C.data + b * C.batch_stride + i * C.row_stride;
+    for (index_t j = 0; j < N; ++j) {
+      T& x = c[j * C.col_stride];
+      x = beta == T(0) ? T(0) : static_cast<T>(beta * x);
+    }
+    if (alpha == T(0)) continue;
+    for (index_t k = 0; k < K; ++k) {
+      const T scaled = static_cast<T>(alpha * a[k * A.col_stride]);
+      const T* bk = B.data + b * B.batch_stride + k * B.row_stride;
+      for (index_t j = 0; j < N; ++j) c[j * C.col_stride] = static_cast<T>(c[j * C.col_stride] + scaled * bk[j * B.col_stride]);
+    }
+  }
+}
+
+// The built-in GEMM, whatever NAX_USE_CBLAS says.
+template <class T>
+void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
+                  T beta, gemm_output<T> C) {
+  static_assert(std::is_arithmetic_v<T>, "gemm: the element type must be arithmetic");
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  if constexpr (!gemm_has_packed_kernel<T>) {
+    gemm_prefer_row_major_output(M, N, A, B, C);
+    gemm_loop(batch, M, N, K, alpha, A, B, beta, C);
+  } else {
+    if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
+    gemm_prefer_row_major_output(M, N, A, B, C);
+    using blocking = gemm_blocking<T>;
+    const double work = static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) *
+                        static_cast<double>(K);
+    const int threads = gemm_thread_count(work);
+    // Whole matrices per thread when the batches share out evenly; otherwise every matrix
+    // is cut into one part per thread.
+    int grid_rows = 1, grid_cols = 1;
+    if (threads > 1 && batch % threads != 0 && batch < 4 * threads)
+      gemm_thread_grid<T>(threads, M, N, grid_rows, grid_cols);
+    const index_t parts = index_t{grid_rows} * grid_cols;
+    const index_t items = batch * parts;
+    (void)threads;
+#if defined(_OPENMP)
+#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1 && items > 1)
+#endif
+    for (index_t item = 0; item < items; ++item) {
+      const index_t b = item / parts, part = item % parts;
+      index_t m0, m1, n0, n1;
+      gemm_split(M, blocking::mr, grid_rows, static_cast<int>(part / grid_cols), m0, m1);
+      gemm_split(N, blocking::nr, grid_cols, static_cast<int>(part % grid_cols), n0, n1);
+      if (m0 == m1 || n0 == n1) continue;
+      gemm_packed_serial<T>(m1 - m0, n1 - n0, K, alpha,  //
+                            A.data + b * A.batch_stride + m0 * A.row_stride, A.row_stride, A.col_stride,
+                            B.data + b * B.batch_stride + n0 * B.col_stride, B.row_stride, B.col_stride, beta,
+                            C.data + b * C.batch_stride + m0 * C.row_stride + n0 * C.col_stride, C.row_stride,
+                            C.col_stride);
+    }
+  }
+}
+
+#if defined(NAX_USE_CBLAS)
+// float and double through CBLAS, one call per batch; extents beyond an int fall back to
+// the built-in kernel.
+template <class T>
+void gemm_cblas(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
+                T beta, gemm_output<T> C) {
+  static_assert(gemm_has_packed_kernel<T>, "gemm_cblas: CBLAS multiplies float and double only");
+  if (batch <= 0 || M <= 0 || N <= 0) return;
+  if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
+  if (M > INT_MAX || N > INT_MAX || K > INT_MAX) return gemm_builtin(batch, M, N, K, alpha, A, B, beta, C);
+  for (index_t b = 0; b < batch; ++b)
+    gemm_cblas_matrix<T>(M, N, K, alpha, A.data + b * A.batch_stride, A.row_stride, A.col_stride,
+                         B.data + b * B.batch_stride, B.row_stride, B.col_stride, beta,
+                         C.data + b * C.batch_stride, C.row_stride, C.col_stride);
+}
+#endif
+
+// C(b, m, n) = alpha * sum_k A(b, m, k) B(b, k, n) + beta * C(b, m, n) for b < batch.
+// beta == 0 means C is not read (it may hold NaN). K == 0 or alpha == 0 leaves beta * C,
+// without reading A and B (as BLAS does). C must not overlap A or B.
+template <class T>
+void gemm(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B, T beta,
+          gemm_output<T> C) {
+#if defined(NAX_USE_CBLAS)
+  if constexpr (gemm_has_packed_kernel<T>) return gemm_cblas(batch, M, N, K, alpha, A, B, beta, C);
+#endif
+  gemm_builtin(batch, M, N, K, alpha, A, B, beta, C);
+}
+
+}  // namespace nax::detail::host

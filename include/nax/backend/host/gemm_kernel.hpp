@@ -1,0 +1,296 @@
+// The built-in packed GEMM for float and double on one strided matrix: packing, the
+// register-blocked micro-kernel, cache blocking and the split of one product across
+// threads. Bottom of backend/host; gemm.hpp wraps it in the batched, typed API.
+#pragma once
+#include <nax/core/config.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#if defined(_OPENMP)
+#include <omp.h>
+#endif
+
+// GCC and clang vector extensions let one kernel source serve AVX2, SSE and NEON; other
+// compilers get the same kernel on plain arrays. NAX_GEMM_PORTABLE_KERNEL forces the latter.
+#if (defined(__GNUC__) || defined(__clang__)) && !defined(NAX_GEMM_PORTABLE_KERNEL)
+#define NAX_GEMM_VECTOR_EXTENSIONS 1
+#if defined(__AVX__)
+#define NAX_GEMM_VECTOR_BYTES 32
+#else
+#define NAX_GEMM_VECTOR_BYTES 16
+#endif
+#else
+#define NAX_GEMM_VECTOR_EXTENSIONS 0
+#define NAX_GEMM_VECTOR_BYTES 16
+#endif
+
+namespace nax::detail::host {
+
+// Register tile and cache blocks. The micro-kernel keeps an mr x nr tile of C in 2*mr vector
+// registers (12 of the 16 ymm registers with AVX2). kc x nr of packed B (16 KiB) stays in the
+// 32 KiB L1, mc x kc of packed A (144 KiB float) in the 512 KiB L2, kc x nc of packed B in L3.
+template <class T>
+struct gemm_blocking {
+  static constexpr int lanes = NAX_GEMM_VECTOR_BYTES / static_cast<int>(sizeof(T));
+  static constexpr int mr = 6;
+  static constexpr int nr = 2 * lanes;
+  static constexpr index_t kc = 256;
+  static constexpr index_t mc = 144 * 4 / static_cast<index_t>(sizeof(T));
+  static constexpr index_t nc = 4080 - 4080 % nr;
+};
+
+// ---------------------------------------------------------------------------------------
+// Packing. A block (mc x kc) becomes row panels of mr rows, k-major inside a panel; a B
+// block (kc x nc) becomes column panels of nr columns, k-major inside a panel. Ragged
+// panels are padded with zeros, so the micro-kernel never tests bounds and any stride,
+// negative or zero, costs the same once packed.
+
+template <class T>
+void gemm_pack_a(index_t mc, index_t kc, const T* a, index_t row_stride, index_t col_stride, T* packed) {
+  constexpr int mr = gemm_blocking<T>::mr;
+  for (index_t panel = 0; panel < mc; panel += mr) {
+    const index_t rows = std::min<index_t>(mr, mc - panel);
+    const T* src = a + panel * row_stride;
+    if (rows == mr && col_stride == 1) {
+      const T* r[mr];
+      for (int i = 0; i < mr; ++i) r[i] = src + i * row_stride;
+      for (index_t p = 0; p < kc; ++p)
+        for (int i = 0; i < mr; ++i) packed[p * mr + i] = r[i][p];
+    } else if (rows == mr && row_stride == 1) {
+      for (index_t p = 0; p < kc; ++p)
+        for (int i = 0; i < mr; ++i) packed[p * mr + i] = src[p * col_stride + i];
+    } else {
+      for (index_t p = 0; p < kc; ++p)
+        for (int i = 0; i < mr; ++i)
+          packed[p * mr + i] = i < rows ? src[i * row_stride + p * col_stride] : T(0);
+    }
+    packed += kc * mr;
+  }
+}
+
+template <class T>
+void gemm_pack_b(index_t kc, index_t nc, const T* b, index_t row_stride, index_t col_stride, T* packed) {
+  constexpr int nr = gemm_blocking<T>::nr;
+  for (index_t panel = 0; panel < nc; panel += nr) {
+    const index_t cols = std::min<index_t>(nr, nc - panel);
+    const T* src = b + panel * col_stride;
+    if (cols == nr && col_stride == 1) {
+      for (index_t p = 0; p < kc; ++p) std::memcpy(packed + p * nr, src + p * row_stride, nr * sizeof(T));
+    } else if (cols == nr && row_stride == 1) {
+      const T* c[nr];
+      for (int j = 0; j < nr; ++j) c[j] = src + j * col_stride;
+      for (index_t p = 0; p < kc; ++p)
+        for (int j = 0; j < nr; ++j) packed[p * nr + j] = c[j][p];
+    } else {
+      for (index_t p = 0; p < kc; ++p)
+        for (int j = 0; j < nr; ++j)
+          packed[p * nr + j] = j < cols ? src[p * row_stride + j * col_stride] : T(0);
+    }
+    packed += kc * nr;
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Micro-kernel: C[0:m, 0:n] = alpha * Apanel * Bpanel + beta * C (beta == 0: C not read),
+// for m <= mr, n <= nr. Full tiles of a C with unit column stride are updated in place
+// with vector loads and stores; ragged or strided tiles go through a small buffer.
+
+// Writes an mr x nr tile held in acc (row-major, nr per row) to C, scalar, any strides.
+template <class T>
+inline void gemm_store_tile(const T* acc, int m, int n, T beta, T* c, index_t row_stride, index_t col_stride) {
+  constexpr int nr = gemm_blocking<T>::nr;
+  for (int i = 0; i < m; ++i) {
+    T* row = c + i * row_stride;
+    if (beta == T(0))
+      for (int j = 0; j < n; ++j) row[j * col_stride] = acc[i * nr + j];
+    else
+      for (int j = 0; j < n; ++j) row[j * col_stride] = beta * row[j * col_stride] + acc[i * nr + j];
+  }
+}
+
+#if NAX_GEMM_VECTOR_EXTENSIONS
+
+template <class T>
+inline void gemm_micro_kernel(index_t kc, const T* __restrict a, const T* __restrict b, T alpha, T beta, T* c,
+                              index_t row_stride, index_t col_stride, int m, int n) {
+  using blocking = gemm_blocking<T>;
+  constexpr int mr = blocking::mr, nr = blocking::nr, lanes = blocking::lanes;
+  typedef T vec __attribute__((vector_size(NAX_GEMM_VECTOR_BYTES)));
+  vec acc[mr][2];
+  for (int i = 0; i < mr; ++i) acc[i][0] = acc[i][1] = vec{};
+  // Packed panels are aligned to the vector size (gemm_buffer, panel sizes multiple of nr).
+  const vec* bv = reinterpret_cast<const vec*>(__builtin_assume_aligned(b, NAX_GEMM_VECTOR_BYTES));
+  // The tile of C is needed only after the k loop: start fetching it now.
+  for (int i = 0; i < m; ++i) {
+    __builtin_prefetch(c + i * row_stride, 1);
+    __builtin_prefetch(c + i * row_stride + (n - 1) * col_stride, 1);
+  }
+#pragma GCC unroll 4
+  for (index_t p = 0; p < kc; ++p) {
+    const vec b0 = bv[2 * p], b1 = bv[2 * p + 1];
+    for (int i = 0; i < mr; ++i) {
+      // scalar * vector broadcasts the scalar (vec{} + scalar would keep an add for -0.0).
+      const T ai = a[p * mr + i];
+      acc[i][0] += ai * b0;
+      acc[i][1] += ai * b1;
+    }
+  }
+  if (m == mr && n == nr && col_stride == 1) {
+    for (int i = 0; i < mr; ++i) {
+      T* row = c + i * row_stride;
+      for (int h = 0; h < 2; ++h) {
+        vec out = alpha * acc[i][h];
+        if (beta != T(0)) {
+          vec old;
+          std::memcpy(&old, row + h * lanes, sizeof(vec));
+          out += beta * old;
+        }
+        std::memcpy(row + h * lanes, &out, sizeof(vec));
+      }
+    }
+    return;
+  }
+  alignas(NAX_GEMM_VECTOR_BYTES) T tile[mr * nr];
+  for (int i = 0; i < mr; ++i)
+    for (int h = 0; h < 2; ++h) {
+      const vec out = alpha * acc[i][h];
+      std::memcpy(tile + i * nr + h * lanes, &out, sizeof(vec));
+    }
+  gemm_store_tile(tile, m, n, beta, c, row_stride, col_stride);
+}
+
+#else  // portable kernel: the same tile on plain arrays
+
+template <class T>
+inline void gemm_micro_kernel(index_t kc, const T* __restrict a, const T* __restrict b, T alpha, T beta, T* c,
+                              index_t row_stride, index_t col_stride, int m, int n) {
+  constexpr int mr = gemm_blocking<T>::mr, nr = gemm_blocking<T>::nr;
+  T acc[mr * nr] = {};
+  for (index_t p = 0; p < kc; ++p)
+    for (int i = 0; i < mr; ++i)
+      for (int j = 0; j < nr; ++j) acc[i * nr + j] += a[p * mr + i] * b[p * nr + j];
+  for (T& x : acc) x *= alpha;
+  gemm_store_tile(acc, m, n, beta, c, row_stride, col_stride);
+}
+
+#endif
+
+// ---------------------------------------------------------------------------------------
+// Per-thread packing buffers, kept between calls so small products do not pay for malloc
+// and page faults each time. Aligned for the micro-kernel's vector loads.
+struct gemm_buffer {
+  void* data = nullptr;
+  std::size_t bytes = 0;
+  gemm_buffer() = default;
+  gemm_buffer(const gemm_buffer&) = delete;
+  gemm_buffer& operator=(const gemm_buffer&) = delete;
+  ~gemm_buffer() { ::operator delete(data, std::align_val_t{64}); }
+
+  template <class T>
+  T* get(std::size_t count) {
+    if (count * sizeof(T) > bytes) {
+      ::operator delete(data, std::align_val_t{64});
+      data = nullptr;
+      bytes = 0;
+      data = ::operator new(count * sizeof(T), std::align_val_t{64});
+      bytes = count * sizeof(T);
+    }
+    return static_cast<T*>(data);
+  }
+};
+
+inline gemm_buffer& gemm_thread_buffer_a() {
+  thread_local gemm_buffer buffer;
+  return buffer;
+}
+inline gemm_buffer& gemm_thread_buffer_b() {
+  thread_local gemm_buffer buffer;
+  return buffer;
+}
+
+// One matrix product on the calling thread: C(M,N) = alpha A(M,K) B(K,N) + beta C, K > 0.
+// Loop order of Goto/BLIS: column blocks of B (nc), depth blocks (kc), row blocks of A (mc),
+// then the micro-panels.
+template <class T>
+void gemm_packed_serial(index_t M, index_t N, index_t K, T alpha, const T* a, index_t a_row, index_t a_col,
+                        const T* b, index_t b_row, index_t b_col, T beta, T* c, index_t c_row, index_t c_col) {
+  using blocking = gemm_blocking<T>;
+  constexpr index_t mr = blocking::mr, nr = blocking::nr;
+  const index_t kc_max = std::min(blocking::kc, K);
+  const index_t mc_max = std::min(blocking::mc, (M + mr - 1) / mr * mr);
+  const index_t nc_max = std::min(blocking::nc, (N + nr - 1) / nr * nr);
+  T* packed_a = gemm_thread_buffer_a().get<T>(static_cast<std::size_t>(mc_max * kc_max));
+  T* packed_b = gemm_thread_buffer_b().get<T>(static_cast<std::size_t>(nc_max * kc_max));
+
+  for (index_t jc = 0; jc < N; jc += blocking::nc) {
+    const index_t nc = std::min(blocking::nc, N - jc);
+    for (index_t pc = 0; pc < K; pc += blocking::kc) {
+      const index_t kc = std::min(blocking::kc, K - pc);
+      const T beta_block = pc == 0 ? beta : T(1);
+      gemm_pack_b(kc, nc, b + pc * b_row + jc * b_col, b_row, b_col, packed_b);
+      for (index_t ic = 0; ic < M; ic += blocking::mc) {
+        const index_t mc = std::min(blocking::mc, M - ic);
+        gemm_pack_a(mc, kc, a + ic * a_row + pc * a_col, a_row, a_col, packed_a);
+        for (index_t jr = 0; jr < nc; jr += nr) {
+          const int n = static_cast<int>(std::min(nr, nc - jr));
+          for (index_t ir = 0; ir < mc; ir += mr) {
+            const int m = static_cast<int>(std::min(mr, mc - ir));
+            gemm_micro_kernel<T>(kc, packed_a + ir * kc, packed_b + jr * kc, alpha, beta_block,
+                                 c + (ic + ir) * c_row + (jc + jr) * c_col, c_row, c_col, m, n);
+          }
+        }
+      }
+    }
+  }
+}
+
+// C = beta * C (beta == 0: C = 0 without reading it): the whole product when K == 0 or alpha == 0.
+template <class T>
+void gemm_scale(index_t M, index_t N, T beta, T* c, index_t c_row, index_t c_col) {
+  for (index_t i = 0; i < M; ++i)
+    for (index_t j = 0; j < N; ++j) {
+      T& x = c[i * c_row + j * c_col];
+      x = beta == T(0) ? T(0) : beta * x;
+    }
+}
+
+// Number of threads to use for `work` multiply-adds: one below about 64^3 (a fork costs
+// more than it saves), never more than OpenMP offers.
+inline int gemm_thread_count(double work) {
+#if defined(_OPENMP)
+  if (work < 262144.0 || omp_in_parallel()) return 1;
+  return omp_get_max_threads();
+#else
+  (void)work;
+  return 1;
+#endif
+}
+
+// Splits threads into a grid rows x cols over C, minimising what each thread packs
+// (M/rows + N/cols rows and columns of K), with at least one register tile per part.
+template <class T>
+void gemm_thread_grid(int threads, index_t M, index_t N, int& rows, int& cols) {
+  const index_t row_tiles = (M + gemm_blocking<T>::mr - 1) / gemm_blocking<T>::mr;
+  const index_t col_tiles = (N + gemm_blocking<T>::nr - 1) / gemm_blocking<T>::nr;
+  rows = cols = 1;
+  double best = -1;
+  for (int r = 1; r <= threads; ++r) {
+    if (threads % r != 0) continue;
+    const int c = threads / r;
+    if (r > row_tiles || c > col_tiles) continue;
+    const double cost = static_cast<double>(M) / r + static_cast<double>(N) / c;
+    if (best < 0 || cost < best) best = cost, rows = r, cols = c;
+  }
+}
+
+// Part `part` of `parts` of [0, extent), cut on multiples of `quantum`.
+inline void gemm_split(index_t extent, index_t quantum, int parts, int part, index_t& begin, index_t& end) {
+  const index_t units = (extent + quantum - 1) / quantum;
+  begin = std::min(extent, units * part / parts * quantum);
+  end = std::min(extent, units * (part + 1) / parts * quantum);
+}
+
+}  // namespace nax::detail::host

@@ -1,0 +1,76 @@
+// A threefry2x32 PRNG key and the key-level operations of jax.random: key(seed), split, fold_in.
+// Partitionable mode (jax_threefry_partitionable=True, JAX's default since 0.5) throughout.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "nax/core/config.hpp"
+#include "nax/core/errors.hpp"
+#include "nax/random/threefry.hpp"
+
+namespace nax::random {
+
+// The raw key data JAX shows with jax.random.key_data(k): two uint32 words.
+struct Key {
+  std::uint32_t k0 = 0;
+  std::uint32_t k1 = 0;
+  friend constexpr bool operator==(const Key&, const Key&) = default;
+};
+
+NAX_HOST_DEVICE constexpr Words2 threefry2x32(Key key, std::uint32_t x0, std::uint32_t x1) {
+  return threefry2x32(key.k0, key.k1, x0, x1);
+}
+
+// jax.random.key(seed) with jax_enable_x64=True (`threefry_seed`): the 64-bit seed's two's
+// complement words, high then low; key(-1) = (0xFFFFFFFF, 0xFFFFFFFF).
+NAX_HOST_DEVICE constexpr Key key(std::int64_t seed) {
+  const auto u = static_cast<std::uint64_t>(seed);
+  return {static_cast<std::uint32_t>(u >> 32), static_cast<std::uint32_t>(u)};
+}
+
+// jax.random.key(seed) in JAX's default 32-bit mode: `random_seed` first narrows the seed to
+// int32, so the high word is always 0; key_x32(-1) = (0, 0xFFFFFFFF). Equals key() on [0, 2^32).
+NAX_HOST_DEVICE constexpr Key key_x32(std::int64_t seed) {
+  return {0u, static_cast<std::uint32_t>(static_cast<std::uint64_t>(seed))};
+}
+
+// The counter of element i (row-major linear index) of a sampled shape: the uint64 iota split
+// into (high, low) words, as `prng.iota_2x32_shape` builds it. A scalar shape () is index 0.
+NAX_HOST_DEVICE constexpr Words2 counter_words(index_t i) {
+  const auto u = static_cast<std::uint64_t>(i);
+  return {static_cast<std::uint32_t>(u >> 32), static_cast<std::uint32_t>(u)};
+}
+
+// Key i of jax.random.split(key, n) (or of a split shape, i being the row-major linear index):
+// both cipher words of counter i (`_threefry_split_foldlike`). n itself does not enter.
+NAX_HOST_DEVICE constexpr Key split_one(Key key, index_t i) {
+  const Words2 c = counter_words(i);
+  const Words2 w = threefry2x32(key, c.w0, c.w1);
+  return {w.w0, w.w1};
+}
+
+// jax.random.fold_in(key, data) = threefry_2x32(key, threefry_seed(uint32(data))) = the
+// cipher at counter (0, data); so fold_in(key, d) == split_one(key, d) for any d < 2^32.
+// A signed data value wraps to uint32, as jnp.asarray(data, dtype='uint32') does.
+NAX_HOST_DEVICE constexpr Key fold_in(Key key, std::uint32_t data) {
+  const Words2 w = threefry2x32(key, 0u, data);
+  return {w.w0, w.w1};
+}
+
+// Throws unless n >= 0: the count given to split.
+inline void check_split_count(index_t n) {
+  if (n < 0) {
+    throw argument_error("random::split: n must be >= 0, got n = " + std::to_string(n));
+  }
+}
+
+// Host convenience: all n keys of jax.random.split(key, n).
+inline std::vector<Key> split(Key key, index_t n = 2) {
+  check_split_count(n);
+  std::vector<Key> keys(static_cast<std::size_t>(n));
+  for (index_t i = 0; i < n; ++i) keys[static_cast<std::size_t>(i)] = split_one(key, i);
+  return keys;
+}
+
+}  // namespace nax::random
