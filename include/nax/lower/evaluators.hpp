@@ -85,6 +85,34 @@ struct index_eval {
   void visit_leaves(V&&) const {}
 };
 
+// Generated values: f(seed value, linear index), the index affine in the loop indices.
+template <class F, class SeedEv, std::size_t N, bool DependsInner>
+struct generate_eval {
+  using value_type = typename F::template result<typename SeedEv::value_type>;
+  F f;
+  SeedEv seed;
+  index_t base;
+  std::array<index_t, N> coef;
+  index_t row = 0;
+  NAX_HOST_DEVICE void set_row(const index_t* idx) {
+    seed.set_row(idx);
+    row = base;
+    if constexpr (N > 0)
+      for (std::size_t k = 0; k + 1 < N; ++k) row += idx[k] * coef[k];
+  }
+  template <bool Unit>
+  NAX_HOST_DEVICE value_type get(index_t i) const {
+    index_t linear = row;
+    if constexpr (DependsInner) linear += i * coef[N - 1];
+    return f(seed.template get<Unit>(i), linear);
+  }
+  bool unit_inner() const { return seed.unit_inner(); }
+  template <class V>
+  void visit_leaves(V&& v) const {
+    seed.visit_leaves(v);
+  }
+};
+
 template <class F, class... Evs>
 struct map_eval {
   using value_type = typename F::template result<typename Evs::value_type...>;

@@ -8,6 +8,7 @@
 
 #include "../expr/axis_index.hpp"
 #include "../expr/contract.hpp"
+#include "../expr/generate.hpp"
 #include "../expr/join.hpp"
 #include "../expr/reduce.hpp"
 #include "../expr/relayout.hpp"
@@ -39,6 +40,10 @@ inline constexpr bool is_axis_index_v<AxisIndex<A, T>> = true;
 
 template <class F, class... Cs>
 F map_functor(const Map<F, Cs...>*);
+template <class X>
+inline constexpr bool is_generate_v = false;
+template <class F, class S, class... Gs>
+inline constexpr bool is_generate_v<Generate<F, S, Gs...>> = true;
 
 template <class InnerAxes, std::size_t N, class Node, class Context>
 auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Context& ctx) {
@@ -76,6 +81,24 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
     return std::apply(
         [&](const auto&... c) { return map_eval<F, decltype(lower_child(c))...>{{lower_child(c)...}}; },
         node.children);
+  } else if constexpr (is_generate_v<Node>) {
+    using G = typename Node::generated_axes;
+    using SA = typename Node::seed_type::axes_type;
+    auto seed = lower<intersection_t<InnerAxes, SA>>(node.seed, restrict_placement<SA, NA>(p), ctx);
+    // Linear index over the generated axes: row-major strides times the placement.
+    auto strides = row_major_strides(node.generated_extents);
+    generate_eval<typename Node::functor, decltype(seed), N, intersection_t<InnerAxes, G>::size != 0> ev{
+        node.f, seed, 0, {}};
+    [&]<class... Gs>(axes<Gs...>) {
+      std::size_t g = 0;
+      ((ev.base += strides[g] * p.offset[index_of_v<Gs, NA>],
+        [&] {
+          for (std::size_t k = 0; k < N; ++k) ev.coef[k] += strides[g] * p.coef[index_of_v<Gs, NA>][k];
+        }(),
+        ++g),
+       ...);
+    }(G{});
+    return ev;
   } else if constexpr (is_relayout_v<Node>) {
     using C = typename Node::child_type;
     using ChildInner = intersection_t<
