@@ -46,6 +46,8 @@ class Array {
  public:
   using value_type = T;
   using axes_type = axes<As...>;
+  using hidden_type = axes<>;
+  using unbound_type = axes<>;
   static constexpr std::size_t rank = sizeof...(As);
 
   // Rank 0: one element, 0. Otherwise every extent is 0.
@@ -72,6 +74,8 @@ class Array {
              (!std::is_same_v<std::remove_cvref_t<E>, Array>)
   Array(const E& expression)
       : Array(uninitialized, [&] {
+          static_assert(detail::require_bound<typename E::unbound_type>::value);
+          static_assert(detail::require_not_mapped<typename E::hidden_type>::value);
           static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
           return detail::extents_by_name<axes_type>(expression);
         }()) {
@@ -94,6 +98,8 @@ class Array {
     requires requires { typename std::remove_cvref_t<E>::axes_type; } &&
              (!std::is_same_v<std::remove_cvref_t<E>, Array>)
   Array& operator=(const E& expression) {
+    static_assert(detail::require_bound<typename E::unbound_type>::value);
+    static_assert(detail::require_not_mapped<typename E::hidden_type>::value);
     static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
     auto extents = detail::extents_by_name<axes_type>(expression);
     if (extents == extents_)

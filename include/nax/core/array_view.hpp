@@ -19,6 +19,8 @@ class ArrayView {
  public:
   using value_type = std::remove_const_t<T>;
   using axes_type = axes<As...>;
+  using hidden_type = axes<>;
+  using unbound_type = axes<>;
   static constexpr std::size_t rank = sizeof...(As);
 
   ArrayView() = default;

@@ -53,6 +53,22 @@ struct require_rank_zero {
   static constexpr bool value = true;
 };
 
+template <class MappedAxes>
+struct require_not_mapped {
+  static_assert(MappedAxes::size == 0,
+                "nax: the value varies over a mapped axis (MappedAxes) of an enclosing vmap/xmap and "
+                "cannot be stored or read as one array there: return it from the mapped function");
+  static constexpr bool value = true;
+};
+
+template <class UnboundAxes>
+struct require_bound {
+  static_assert(UnboundAxes::size == 0,
+                "nax: unbound axis name: a collective names an axis (UnboundAxes) that no enclosing "
+                "vmap/xmap/pmap binds");
+  static constexpr bool value = true;
+};
+
 template <class Destination, class Source>
 struct require_no_narrowing {
   static_assert(std::is_same_v<promote_t<Destination, Source>, Destination>,

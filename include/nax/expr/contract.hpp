@@ -20,6 +20,8 @@ struct Contract : node_interface<Contract<A, B, K...>> {
   using b_outer_axes = difference_t<b_axes, concat_t<a_axes, contracted_axes>>;
   using axes_type = union_t<difference_t<a_axes, contracted_axes>, difference_t<b_axes, contracted_axes>>;
   using value_type = dot_value_t<promote_t<typename A::value_type, typename B::value_type>>;
+  using hidden_type = union_t<hidden_t<A>, hidden_t<B>>;
+  using unbound_type = union_t<unbound_t<A>, unbound_t<B>>;
   static constexpr std::size_t rank = axes_type::size;
 
   A a;
@@ -58,7 +60,7 @@ template <class... K, class A, class B>
 auto dot(A&& a, B&& b) {
   using EA = detail::expr_t<A>;
   using EB = detail::expr_t<B>;
-  static_assert((detail::require_contracted_in_both<K, typename EA::axes_type, typename EB::axes_type>::value && ... && true));
+  static_assert((detail::require_contracted_in_both<K, detail::visible_t<EA>, detail::visible_t<EB>>::value && ... && true));
   static_assert(detail::require_unique_axes<axes<K...>>::value);
   static_assert(detail::require_promotable<typename EA::value_type, typename EB::value_type>::value);
   return detail::Contract<EA, EB, K...>(detail::as_expr(std::forward<A>(a)), detail::as_expr(std::forward<B>(b)));

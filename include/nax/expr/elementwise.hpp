@@ -19,6 +19,8 @@ template <class F, class... Cs>
 struct Map : node_interface<Map<F, Cs...>> {
   using axes_type = union_t<typename Cs::axes_type...>;
   using value_type = typename F::template result<typename Cs::value_type...>;
+  using hidden_type = union_t<hidden_t<Cs>...>;
+  using unbound_type = union_t<unbound_t<Cs>...>;
   static constexpr std::size_t rank = axes_type::size;
 
   std::tuple<Cs...> children;

@@ -15,6 +15,8 @@ struct Generate : node_interface<Generate<F, Seed, Gs...>> {
   using functor = F;
   using axes_type = union_t<generated_axes, typename Seed::axes_type>;
   using value_type = typename F::template result<typename Seed::value_type>;
+  using hidden_type = hidden_t<Seed>;
+  using unbound_type = unbound_t<Seed>;
   static constexpr std::size_t rank = axes_type::size;
 
   F f;

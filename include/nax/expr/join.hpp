@@ -25,6 +25,8 @@ struct Merge : node_interface<Merge<C, Outer, Inner, Merged>> {
   // The order the child is laid out in before the two axes read as one.
   using layout_axes = typename outer_then_inner<typename C::axes_type, Outer, Inner>::type;
   using value_type = typename C::value_type;
+  using hidden_type = hidden_t<C>;
+  using unbound_type = unbound_t<C>;
   static constexpr std::size_t rank = axes_type::size;
 
   C child;
@@ -36,8 +38,11 @@ struct Merge : node_interface<Merge<C, Outer, Inner, Merged>> {
 
 template <class First, class Other>
 struct require_same_axes_to_join {
-  static_assert(same_set_v<typename First::axes_type, typename Other::axes_type>,
+  static_assert(same_set_v<visible_t<First>, visible_t<Other>>,
                 "nax: concatenate and stack need operands with the same axis names (First, Other)");
+  static_assert(same_set_v<hidden_t<First>, hidden_t<Other>>,
+                "nax: concatenate and stack need operands that vary over the same mapped axes; "
+                "broadcast the others first (First, Other)");
   static constexpr bool value = true;
 };
 
@@ -50,6 +55,8 @@ struct Join : node_interface<Join<Axis, IsStack, Cs...>> {
   using value_type = promote_all_t<typename Cs::value_type...>;
   using joined_axis = Axis;
   static constexpr bool is_stack = IsStack;
+  using hidden_type = hidden_t<first_type>;
+  using unbound_type = union_t<unbound_t<Cs>...>;
   static constexpr std::size_t rank = axes_type::size;
 
   std::tuple<Cs...> children;
@@ -96,8 +103,8 @@ template <class Outer, class Inner, class Merged, class X>
 auto merge(X&& x) {
   using E = detail::expr_t<X>;
   using CA = typename E::axes_type;
-  static_assert(detail::require_axis_present<Outer, CA>::value);
-  static_assert(detail::require_axis_present<Inner, CA>::value);
+  static_assert(detail::require_axis_present<Outer, detail::visible_t<E>>::value);
+  static_assert(detail::require_axis_present<Inner, detail::visible_t<E>>::value);
   static_assert(!std::is_same_v<Outer, Inner>, "nax: merge needs two different axes");
   static_assert(detail::require_axis_absent<Merged, detail::difference_t<CA, axes<Outer, Inner>>>::value);
   detail::Merge<E, Outer, Inner, Merged> node{{}, detail::as_expr(std::forward<X>(x))};
@@ -116,7 +123,7 @@ template <class Axis, class... Xs>
   requires(sizeof...(Xs) >= 1 && (array_like<Xs> && ...))
 auto concatenate(Xs&&... xs) {
   using First = detail::expr_t<std::tuple_element_t<0, std::tuple<Xs...>>>;
-  static_assert(detail::require_axis_present<Axis, typename First::axes_type>::value);
+  static_assert(detail::require_axis_present<Axis, detail::visible_t<First>>::value);
   static_assert((detail::require_same_axes_to_join<First, detail::expr_t<Xs>>::value && ...));
   return detail::Join<Axis, false, detail::expr_t<Xs>...>(detail::as_expr(std::forward<Xs>(xs))...);
 }

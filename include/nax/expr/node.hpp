@@ -21,8 +21,13 @@ using node_base = expression_node;
 
 // Members every node offers; item() evaluates a rank-0 expression (backend defines
 // evaluate_item, found by ADL when item() is used).
+// hidden_type: the mapped axes the value varies over (bound by an enclosing vmap/xmap,
+// hidden from the user's view); they are part of axes_type, which lists every axis the
+// data has. unbound_type: axes that collectives name and no enclosing map has bound yet.
 template <class Derived>
 struct node_interface : expression_node {
+  using hidden_type = axes<>;
+  using unbound_type = axes<>;
   auto item() const { return evaluate_item(static_cast<const Derived&>(*this)); }
 };
 
@@ -110,6 +115,14 @@ template <class X>
 using expr_t = decltype(as_expr(std::declval<X>()));
 
 template <class E>
+using hidden_t = typename std::remove_cvref_t<E>::hidden_type;
+template <class E>
+using unbound_t = typename std::remove_cvref_t<E>::unbound_type;
+// The axes a user sees: all axes but the mapped ones.
+template <class E>
+using visible_t = difference_t<typename std::remove_cvref_t<E>::axes_type, hidden_t<E>>;
+
+template <class E>
 inline constexpr std::size_t rank_v = std::remove_cvref_t<E>::axes_type::size;
 
 // Extent of axis A of expression e, by name.
@@ -119,4 +132,9 @@ index_t extent_of(const E& e) {
 }
 
 }  // namespace detail
+
+// The axes of an expression that its user sees (mapped axes are hidden inside vmap/xmap).
+template <class E>
+using visible_axes_t = detail::visible_t<detail::expr_t<E>>;
+
 }  // namespace nax

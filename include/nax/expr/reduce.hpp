@@ -18,6 +18,8 @@ struct Reduce : node_interface<Reduce<Op, C, Removed...>> {
   using axes_type = difference_t<typename C::axes_type, removed_axes>;
   using value_type = typename Op::template result<typename C::value_type>;
   using op_type = Op;
+  using hidden_type = difference_t<hidden_t<C>, removed_axes>;
+  using unbound_type = unbound_t<C>;
   static constexpr std::size_t rank = axes_type::size;
 
   C child;
@@ -38,6 +40,8 @@ struct ArgReduce : node_interface<ArgReduce<Op, C, Axis>> {
   using axes_type = difference_t<typename C::axes_type, axes<Axis>>;
   using value_type = std::int32_t;
   using op_type = Op;
+  using hidden_type = hidden_t<C>;
+  using unbound_type = unbound_t<C>;
   static constexpr std::size_t rank = axes_type::size;
 
   C child;
@@ -48,6 +52,7 @@ struct ArgReduce : node_interface<ArgReduce<Op, C, Axis>> {
   const std::array<index_t, rank>& extents() const { return extents_; }
 };
 
+// Reductions name visible axes; with no names they remove every visible axis.
 template <class L>
 struct reduce_all;
 template <class... As>
@@ -61,10 +66,10 @@ struct reduce_all<axes<As...>> {
 template <class Op, class... As, class X>
 auto make_reduce(X&& x) {
   using E = expr_t<X>;
-  static_assert((require_axis_present<As, typename E::axes_type>::value && ... && true));
+  static_assert((require_axis_present<As, visible_t<E>>::value && ... && true));
   static_assert(require_unique_axes<axes<As...>>::value);
   if constexpr (sizeof...(As) == 0)
-    return reduce_all<typename E::axes_type>::template make<Op>(as_expr(std::forward<X>(x)));
+    return reduce_all<visible_t<E>>::template make<Op>(as_expr(std::forward<X>(x)));
   else
     return Reduce<Op, E, As...>(as_expr(std::forward<X>(x)));
 }
@@ -78,8 +83,7 @@ void require_nonempty_reduction(const E& e, const char* what) {
                         "' of extent 0: the reduction has no identity");
   };
   if constexpr (sizeof...(As) == 0) {
-    auto names = axis_name_table(typename E::axes_type{});
-    for (std::size_t i = 0; i < names.size(); ++i) check(names[i], e.extents()[i]);
+    [&]<class... Vs>(axes<Vs...>) { (check(axis_name<Vs>(), extent_of<Vs>(e)), ...); }(visible_t<E>{});
   } else {
     (check(axis_name<As>(), extent_of<As>(e)), ...);
   }
@@ -139,7 +143,7 @@ template <class A, class X>
   requires array_like<X>
 auto argmax(X&& x) {
   using E = detail::expr_t<X>;
-  static_assert(detail::require_axis_present<A, typename E::axes_type>::value);
+  static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
   detail::ArgReduce<detail::arg_max_op, E, A> node(detail::as_expr(std::forward<X>(x)));
   detail::require_nonempty_reduction<A>(node.child, "argmax");
   return node;
@@ -148,7 +152,7 @@ template <class A, class X>
   requires array_like<X>
 auto argmin(X&& x) {
   using E = detail::expr_t<X>;
-  static_assert(detail::require_axis_present<A, typename E::axes_type>::value);
+  static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
   detail::ArgReduce<detail::arg_min_op, E, A> node(detail::as_expr(std::forward<X>(x)));
   detail::require_nonempty_reduction<A>(node.child, "argmin");
   return node;

@@ -26,11 +26,15 @@ struct split_kind {
       std::conditional_t<contains_v<Outer, S> || contains_v<Inner, S>, concat_t<S, axes<Axis>>, S>;
 };
 
-template <class C, class Kind, class OutAxes>
-struct Relayout : node_interface<Relayout<C, Kind, OutAxes>> {
+// Hidden and Unbound retag the mapped and not-yet-bound axes (vmap hides an argument's
+// axis and reveals it in the output; collectives mark and resolve axis bindings).
+template <class C, class Kind, class OutAxes, class Hidden = hidden_t<C>, class Unbound = unbound_t<C>>
+struct Relayout : node_interface<Relayout<C, Kind, OutAxes, Hidden, Unbound>> {
   using child_type = C;
   using kind = Kind;
   using axes_type = OutAxes;
+  using hidden_type = Hidden;
+  using unbound_type = Unbound;
   using value_type = typename C::value_type;
   static constexpr std::size_t rank = OutAxes::size;
   static constexpr std::size_t child_rank = C::axes_type::size;
@@ -44,18 +48,18 @@ struct Relayout : node_interface<Relayout<C, Kind, OutAxes>> {
 };
 
 // A relayout whose child axes map one to one, by position in the lists, onto OutAxes.
-template <class Kind, class OutAxes, class C>
-Relayout<C, Kind, OutAxes> positional_relayout(C child) {
-  Relayout<C, Kind, OutAxes> r{{}, std::move(child)};
+template <class Kind, class OutAxes, class C, class Hidden = hidden_t<C>, class Unbound = unbound_t<C>>
+Relayout<C, Kind, OutAxes, Hidden, Unbound> positional_relayout(C child) {
+  Relayout<C, Kind, OutAxes, Hidden, Unbound> r{{}, std::move(child)};
   for (std::size_t j = 0; j < r.child_rank; ++j) r.coef[j][j] = 1;
   r.extents_ = r.child.extents();
   return r;
 }
 
 // A relayout whose child axes map by name onto axes of the same name in OutAxes.
-template <class OutAxes, class C>
-Relayout<C, identity_kind, OutAxes> by_name_relayout(C child) {
-  Relayout<C, identity_kind, OutAxes> r{{}, std::move(child)};
+template <class OutAxes, class C, class Hidden = intersection_t<hidden_t<C>, OutAxes>, class Unbound = unbound_t<C>>
+Relayout<C, identity_kind, OutAxes, Hidden, Unbound> by_name_relayout(C child) {
+  Relayout<C, identity_kind, OutAxes, Hidden, Unbound> r{{}, std::move(child)};
   [&]<class... Cx>(axes<Cx...>) {
     std::size_t j = 0;
     ((r.coef[j][index_of_v<Cx, OutAxes>] = 1, ++j), ...);
@@ -85,10 +89,11 @@ template <class... Order, class X>
   requires array_like<X>
 auto transpose(X&& x) {
   using E = detail::expr_t<X>;
-  static_assert((detail::require_axis_present<Order, typename E::axes_type>::value && ... && true));
-  static_assert(detail::require_permutation<axes<Order...>, typename E::axes_type>::value);
-  auto r = detail::by_name_relayout<axes<Order...>>(detail::as_expr(std::forward<X>(x)));
-  r.extents_ = detail::extents_by_name<axes<Order...>>(r.child);
+  static_assert((detail::require_axis_present<Order, detail::visible_t<E>>::value && ... && true));
+  static_assert(detail::require_permutation<axes<Order...>, detail::visible_t<E>>::value);
+  using OutAxes = detail::concat_t<axes<Order...>, detail::hidden_t<E>>;  // mapped axes stay last
+  auto r = detail::by_name_relayout<OutAxes>(detail::as_expr(std::forward<X>(x)));
+  r.extents_ = detail::extents_by_name<OutAxes>(r.child);
   return r;
 }
 
@@ -97,7 +102,7 @@ template <class From, class To, class X>
   requires array_like<X>
 auto rename(X&& x) {
   using E = detail::expr_t<X>;
-  static_assert(detail::require_axis_present<From, typename E::axes_type>::value);
+  static_assert(detail::require_axis_present<From, detail::visible_t<E>>::value);
   static_assert(detail::require_axis_absent<To, detail::difference_t<typename E::axes_type, axes<From>>>::value);
   return detail::positional_relayout<detail::rename_kind<From, To>, detail::replace_t<typename E::axes_type, From, To>>(
       detail::as_expr(std::forward<X>(x)));
@@ -108,7 +113,7 @@ template <class A, class X>
   requires array_like<X>
 auto slice(X&& x, index_t begin, index_t end, index_t step = 1) {
   using E = detail::expr_t<X>;
-  static_assert(detail::require_axis_present<A, typename E::axes_type>::value);
+  static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
   auto r = detail::positional_relayout<detail::identity_kind, typename E::axes_type>(detail::as_expr(std::forward<X>(x)));
   constexpr std::size_t j = detail::index_of_v<A, typename E::axes_type>;
   index_t extent = r.extents_[j];
@@ -131,7 +136,7 @@ auto split(X&& x, index_t inner_extent) {
   using E = detail::expr_t<X>;
   using CA = typename E::axes_type;
   using Rest = detail::difference_t<CA, axes<A>>;
-  static_assert(detail::require_axis_present<A, CA>::value);
+  static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
   static_assert(detail::require_axis_absent<Outer, Rest>::value);
   static_assert(detail::require_axis_absent<Inner, detail::concat_t<Rest, axes<Outer>>>::value);
   using OutAxes = typename detail::split_axes<CA, A, Outer, Inner>::type;
@@ -163,16 +168,20 @@ auto broadcast_to(X&& x, const std::array<index_t, sizeof...(To)>& extents) {
   using E = detail::expr_t<X>;
   [&]<class... Cx>(axes<Cx...>) {
     static_assert((detail::require_axis_present<Cx, axes<To...>>::value && ... && true));
-  }(typename E::axes_type{});
-  static_assert(detail::require_unique_axes<axes<To...>>::value);
-  auto r = detail::by_name_relayout<axes<To...>>(detail::as_expr(std::forward<X>(x)));
+  }(detail::visible_t<E>{});
+  static_assert(detail::require_unique_axes<detail::concat_t<axes<To...>, detail::hidden_t<E>>>::value);
+  using OutAxes = detail::concat_t<axes<To...>, detail::hidden_t<E>>;  // mapped axes stay last
+  auto r = detail::by_name_relayout<OutAxes>(detail::as_expr(std::forward<X>(x)));
   detail::checked_size(axes<To...>{}, extents);
   [&]<class... Cx>(axes<Cx...>) {
     (detail::check_same_extent<Cx>(detail::extent_of<Cx>(r.child), extents[detail::index_of_v<Cx, axes<To...>>],
                                    "the broadcast operand", "the requested extents"),
      ...);
-  }(typename E::axes_type{});
-  r.extents_ = extents;
+  }(detail::visible_t<E>{});
+  [&]<class... Ox>(axes<Ox...>) {
+    r.extents_ = {(detail::contains_v<Ox, axes<To...>> ? extents[detail::index_of_v<Ox, axes<To...>>]
+                                                       : detail::extent_of<Ox>(r.child))...};
+  }(OutAxes{});
   return r;
 }
 

@@ -31,8 +31,8 @@ template <class F, class... Cs>
 inline constexpr bool is_map_v<Map<F, Cs...>> = true;
 template <class X>
 inline constexpr bool is_relayout_v = false;
-template <class C, class K, class O>
-inline constexpr bool is_relayout_v<Relayout<C, K, O>> = true;
+template <class C, class K, class O, class H, class U>
+inline constexpr bool is_relayout_v<Relayout<C, K, O, H, U>> = true;
 template <class X>
 inline constexpr bool is_axis_index_v = false;
 template <class A, class T>

@@ -52,7 +52,7 @@ NAX_HOST_DEVICE inline T normal_from_bits(detail::uint_of<T> bits) {
   constexpr bool f32 = std::is_same_v<T, float>;
   const T lo = f32 ? T(-0x1.fffffep-1) : T(-0x1.fffffffffffffp-1);  // nextafter(-1, 0)
   const T sqrt2 = f32 ? T(0x1.6a09e6p+0) : T(0x1.6a09e667f3bcdp+0);  // sqrt(2) rounded to T
-  return erfinv(uniform_from_bits<T>(bits, lo, T(1))) * sqrt2;
+  return erf_inv(uniform_from_bits<T>(bits, lo, T(1))) * sqrt2;
 }
 
 template <class T>

@@ -11,8 +11,9 @@
 
 #include "nax/core/config.hpp"
 
-// GCC >= 12 and Clang >= 15 have a builtin that keeps a product out of FMA contraction.
-#if defined(__has_builtin)
+// GCC >= 12 and Clang >= 15 have a builtin that keeps a product out of FMA contraction
+// (nvcc's front end does not know it, even for host code).
+#if defined(__has_builtin) && !defined(__CUDACC__)
 #if __has_builtin(__builtin_assoc_barrier)
 #define NAX_RANDOM_ASSOC_BARRIER 1
 #endif
@@ -121,11 +122,18 @@ NAX_HOST_DEVICE inline float log_xla(float x) {
 
 // XLA's log1p (Cephes): a rational approximation for |x| < sqrt(2) - 1, else log(1 + x).
 // The f32 log is XLA CPU's inline one; for f64 XLA CPU calls the C library's log, so double
-// results match JAX bit for bit on the host (same libm) and to within an ulp on a GPU.
+// results match JAX on the host (same glibc); a GPU's log may differ in the last bit.
 template <class T>
 NAX_HOST_DEVICE inline T log1p_xla(T x) {
   constexpr bool f32 = sizeof(T) == 4;
-  const T x2 = mul_rn(x, x);
+  const T abs_x = x < T(0) ? -x : x;
+  if (!(abs_x < (f32 ? T(0x1.a8279ap-2) : T(0x1.a827999fcef32p-2)))) {
+    if constexpr (f32) {
+      return log_xla(x + 1.0f);
+    } else {
+      return std::log(x + 1.0);
+    }
+  }
   // Numerator LP(x) and denominator LQ(x) in Horner form, each step one FMA.
   T num = f32 ? T(0x1.7bc096p-15) : T(0x1.7bc0962b395cap-15);
   num = fma_rn(num, x, f32 ? T(0x1.fe818ap-2) : T(0x1.fe818a0fe1a83p-2));
@@ -142,24 +150,18 @@ NAX_HOST_DEVICE inline T log1p_xla(T x) {
   den = fma_rn(den, x, f32 ? T(0x1.b0db14p+7) : T(0x1.b0db13e48e066p+7));
   den = fma_rn(den, x, f32 ? T(0x1.e0f304p+5) : T(0x1.e0f304466448ep+5));
   const T ratio = div_rn(num, den);
-  // x - x^2/2 + x^3 * ratio, the -x^2/2 term fused.
-  const T small = x + fma_rn(x2, T(-0.5), mul_rn(mul_rn(x, x2), ratio));
-  const T abs_x = x < T(0) ? -x : x;
-  if (abs_x < (f32 ? T(0x1.a8279ap-2) : T(0x1.a827999fcef32p-2))) return small;
-  if constexpr (f32) {
-    return log_xla(x + 1.0f);
-  } else {
-    return std::log(x + 1.0);
-  }
+  // x - x^2/2 + x^3 * ratio; XLA fuses the -x^2/2 term (not the x^3 one) into an FMA.
+  const T x2 = mul_rn(x, x);
+  return x + fma_rn(x2, T(-0.5), mul_rn(mul_rn(x, x2), ratio));
 }
 
 }  // namespace nax::random::detail
 
 namespace nax::random {
 
-// erfinv for float: XLA `ErfInv32`, w = -log1p(-x^2), degree-8 polynomial in w - 2.5 (w < 5)
+// erf_inv for float: XLA `ErfInv32`, w = -log1p(-x^2), degree-8 polynomial in w - 2.5 (w < 5)
 // or sqrt(w) - 3, result p * x; erfinv(+-1) = +-inf.
-NAX_HOST_DEVICE inline float erfinv(float x) {
+NAX_HOST_DEVICE inline float erf_inv(float x) {
   const float w = -detail::log1p_xla(detail::mul_rn(x, -x));
   const bool lt = w < 5.0f;
   const float t = lt ? w - 2.5f : detail::sqrt_rn(w) - 3.0f;
@@ -176,9 +178,9 @@ NAX_HOST_DEVICE inline float erfinv(float x) {
   return x * (abs_x == 1.0f ? INFINITY : p);
 }
 
-// erfinv for double: XLA `ErfInv64`, three ranges of w (< 6.25, < 16, else) with polynomials of
+// erf_inv for double: XLA `ErfInv64`, three ranges of w (< 6.25, < 16, else) with polynomials of
 // degree 22, 18 and 16 in w - 3.125, sqrt(w) - 3.25 and sqrt(w) - 5.
-NAX_HOST_DEVICE inline double erfinv(double x) {
+NAX_HOST_DEVICE inline double erf_inv(double x) {
   constexpr double c625[23] = {
       -3.6444120640178196996e-21, -1.685059138182016589e-19,  1.2858480715256400167e-18,
       1.115787767802518096e-17,   -1.333171662854620906e-16,  2.0972767875968561637e-17,

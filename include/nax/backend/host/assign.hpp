@@ -39,6 +39,8 @@ template <class T, class... As, class E>
 void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx) {
   using L = axes<As...>;
   using EA = typename E::axes_type;
+  static_assert(require_bound<unbound_t<E>>::value);
+  static_assert(require_not_mapped<hidden_t<E>>::value);
   static_assert(require_same_axis_set<L, EA>::value);
   static_assert(require_no_narrowing<T, typename E::value_type>::value);
   const auto expression_extents = extents_by_name<L>(e);

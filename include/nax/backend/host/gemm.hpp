@@ -65,11 +65,7 @@ void gemm_loop(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_ope
                T beta, gemm_output<T> C) {
   const index_t rows = batch * M;
   const int threads = gemm_thread_count(static_cast<double>(rows) * static_cast<double>(N) * static_cast<double>(K));
-  (void)threads;
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-#endif
-  for (index_t row = 0; row < rows; ++row) {
+  gemm_parallel_for(threads, rows, (rows + threads - 1) / threads, [&](index_t row) {
     const index_t b = row / M, i = row % M;
     const T* a = A.data + b * A.batch_stride + i * A.row_stride;
     T* c = C.data + b * C.batch_stride + i * C.row_stride;
@@ -77,13 +73,14 @@ void gemm_loop(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_ope
       T& x = c[j * C.col_stride];
       x = beta == T(0) ? T(0) : static_cast<T>(beta * x);
     }
-    if (alpha == T(0)) continue;
+    if (alpha == T(0)) return;
     for (index_t k = 0; k < K; ++k) {
       const T scaled = static_cast<T>(alpha * a[k * A.col_stride]);
       const T* bk = B.data + b * B.batch_stride + k * B.row_stride;
-      for (index_t j = 0; j < N; ++j) c[j * C.col_stride] = static_cast<T>(c[j * C.col_stride] + scaled * bk[j * B.col_stride]);
+      for (index_t j = 0; j < N; ++j)
+        c[j * C.col_stride] = static_cast<T>(c[j * C.col_stride] + scaled * bk[j * B.col_stride]);
     }
-  }
+  });
 }
 
 // The built-in GEMM, whatever NAX_USE_CBLAS says.
@@ -108,23 +105,18 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
     if (threads > 1 && batch % threads != 0 && batch < 4 * threads)
       gemm_thread_grid<T>(threads, M, N, grid_rows, grid_cols);
     const index_t parts = index_t{grid_rows} * grid_cols;
-    const index_t items = batch * parts;
-    (void)threads;
-#if defined(_OPENMP)
-#pragma omp parallel for schedule(static, 1) num_threads(threads) if (threads > 1 && items > 1)
-#endif
-    for (index_t item = 0; item < items; ++item) {
+    gemm_parallel_for(threads, batch * parts, 1, [&](index_t item) {
       const index_t b = item / parts, part = item % parts;
       index_t m0, m1, n0, n1;
       gemm_split(M, blocking::mr, grid_rows, static_cast<int>(part / grid_cols), m0, m1);
       gemm_split(N, blocking::nr, grid_cols, static_cast<int>(part % grid_cols), n0, n1);
-      if (m0 == m1 || n0 == n1) continue;
+      if (m0 == m1 || n0 == n1) return;
       gemm_packed_serial<T>(m1 - m0, n1 - n0, K, alpha,  //
                             A.data + b * A.batch_stride + m0 * A.row_stride, A.row_stride, A.col_stride,
                             B.data + b * B.batch_stride + n0 * B.col_stride, B.row_stride, B.col_stride, beta,
                             C.data + b * C.batch_stride + m0 * C.row_stride + n0 * C.col_stride, C.row_stride,
                             C.col_stride);
-    }
+    });
   }
 }
 

@@ -43,54 +43,60 @@ struct gemm_blocking {
 };
 
 // ---------------------------------------------------------------------------------------
-// Packing. A block (mc x kc) becomes row panels of mr rows, k-major inside a panel; a B
-// block (kc x nc) becomes column panels of nr columns, k-major inside a panel. Ragged
-// panels are padded with zeros, so the micro-kernel never tests bounds and any stride,
+// Packing. A block (mc x kc) becomes row panels of mr rows, a B block (kc x nc) column
+// panels of nr columns; inside a panel the `width` elements of one k are adjacent. Ragged
+// panels are padded with zeros, so the micro-kernel never tests bounds, and any stride,
 // negative or zero, costs the same once packed.
 
-template <class T>
-void gemm_pack_a(index_t mc, index_t kc, const T* a, index_t row_stride, index_t col_stride, T* packed) {
-  constexpr int mr = gemm_blocking<T>::mr;
-  for (index_t panel = 0; panel < mc; panel += mr) {
-    const index_t rows = std::min<index_t>(mr, mc - panel);
-    const T* src = a + panel * row_stride;
-    if (rows == mr && col_stride == 1) {
-      const T* r[mr];
-      for (int i = 0; i < mr; ++i) r[i] = src + i * row_stride;
-      for (index_t p = 0; p < kc; ++p)
-        for (int i = 0; i < mr; ++i) packed[p * mr + i] = r[i][p];
-    } else if (rows == mr && row_stride == 1) {
-      for (index_t p = 0; p < kc; ++p)
-        for (int i = 0; i < mr; ++i) packed[p * mr + i] = src[p * col_stride + i];
-    } else {
-      for (index_t p = 0; p < kc; ++p)
-        for (int i = 0; i < mr; ++i)
-          packed[p * mr + i] = i < rows ? src[i * row_stride + p * col_stride] : T(0);
+// Packs `extent` rows (A) or columns (B) of depth kc: element (index, p) is
+// src[index * index_stride + p * depth_stride]. The loops follow whichever stride is 1, so
+// the source is read along its contiguous runs: walking a 4 KiB-strided column instead
+// (1024 floats per row) evicts its own lines, all of which map to the same L1 set.
+template <int Width, class T>
+void gemm_pack_panels(index_t extent, index_t kc, const T* src, index_t index_stride, index_t depth_stride,
+                      T* packed) {
+  const index_t full = extent / Width * Width;
+  if (index_stride == 1) {
+    // A few panels at a time: 256 contiguous bytes of each source run, few write streams.
+    constexpr index_t group = (256 / (Width * sizeof(T)) + 1) * Width;
+    for (index_t first = 0; first < full; first += group) {
+      const index_t last = std::min(full, first + group);
+      for (index_t p = 0; p < kc; ++p) {
+        const T* run = src + p * depth_stride;
+        for (index_t panel = first; panel < last; panel += Width)
+          std::memcpy(packed + panel * kc + p * Width, run + panel, Width * sizeof(T));
+      }
     }
-    packed += kc * mr;
+  } else if (depth_stride == 1) {
+    for (index_t panel = 0; panel < full; panel += Width)
+      for (int i = 0; i < Width; ++i) {
+        const T* run = src + (panel + i) * index_stride;
+        T* out = packed + panel * kc + i;
+        for (index_t p = 0; p < kc; ++p) out[p * Width] = run[p];
+      }
+  } else {
+    for (index_t panel = 0; panel < full; panel += Width)
+      for (index_t p = 0; p < kc; ++p)
+        for (int i = 0; i < Width; ++i)
+          packed[panel * kc + p * Width + i] = src[(panel + i) * index_stride + p * depth_stride];
+  }
+  if (full < extent) {
+    const int rest = static_cast<int>(extent - full);
+    T* out = packed + full * kc;
+    for (index_t p = 0; p < kc; ++p)
+      for (int i = 0; i < Width; ++i)
+        out[p * Width + i] = i < rest ? src[(full + i) * index_stride + p * depth_stride] : T(0);
   }
 }
 
 template <class T>
+void gemm_pack_a(index_t mc, index_t kc, const T* a, index_t row_stride, index_t col_stride, T* packed) {
+  gemm_pack_panels<gemm_blocking<T>::mr>(mc, kc, a, row_stride, col_stride, packed);
+}
+
+template <class T>
 void gemm_pack_b(index_t kc, index_t nc, const T* b, index_t row_stride, index_t col_stride, T* packed) {
-  constexpr int nr = gemm_blocking<T>::nr;
-  for (index_t panel = 0; panel < nc; panel += nr) {
-    const index_t cols = std::min<index_t>(nr, nc - panel);
-    const T* src = b + panel * col_stride;
-    if (cols == nr && col_stride == 1) {
-      for (index_t p = 0; p < kc; ++p) std::memcpy(packed + p * nr, src + p * row_stride, nr * sizeof(T));
-    } else if (cols == nr && row_stride == 1) {
-      const T* c[nr];
-      for (int j = 0; j < nr; ++j) c[j] = src + j * col_stride;
-      for (index_t p = 0; p < kc; ++p)
-        for (int j = 0; j < nr; ++j) packed[p * nr + j] = c[j][p];
-    } else {
-      for (index_t p = 0; p < kc; ++p)
-        for (int j = 0; j < nr; ++j)
-          packed[p * nr + j] = j < cols ? src[p * row_stride + j * col_stride] : T(0);
-    }
-    packed += kc * nr;
-  }
+  gemm_pack_panels<gemm_blocking<T>::nr>(nc, kc, b, col_stride, row_stride, packed);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -128,8 +134,7 @@ inline void gemm_micro_kernel(index_t kc, const T* __restrict a, const T* __rest
     __builtin_prefetch(c + i * row_stride, 1);
     __builtin_prefetch(c + i * row_stride + (n - 1) * col_stride, 1);
   }
-#pragma GCC unroll 4
-  for (index_t p = 0; p < kc; ++p) {
+  const auto step = [&](index_t p) {
     const vec b0 = bv[2 * p], b1 = bv[2 * p + 1];
     for (int i = 0; i < mr; ++i) {
       // scalar * vector broadcasts the scalar (vec{} + scalar would keep an add for -0.0).
@@ -137,7 +142,11 @@ inline void gemm_micro_kernel(index_t kc, const T* __restrict a, const T* __rest
       acc[i][0] += ai * b0;
       acc[i][1] += ai * b1;
     }
-  }
+  };
+  // Unrolled by hand: nvcc's front end rejects #pragma GCC unroll.
+  index_t p = 0;
+  for (; p + 4 <= kc; p += 4) step(p), step(p + 1), step(p + 2), step(p + 3);
+  for (; p < kc; ++p) step(p);
   if (m == mr && n == nr && col_stride == 1) {
     for (int i = 0; i < mr; ++i) {
       T* row = c + i * row_stride;
@@ -267,6 +276,21 @@ inline int gemm_thread_count(double work) {
   (void)work;
   return 1;
 #endif
+}
+
+// body(i) for i in [0, count), in chunks of `chunk` dealt round robin to `threads` threads;
+// a plain loop when one thread will do (an OpenMP region costs even with if(false)).
+template <class Body>
+void gemm_parallel_for(int threads, index_t count, index_t chunk, const Body& body) {
+#if defined(_OPENMP)
+  if (threads > 1 && count > 1) {
+#pragma omp parallel for schedule(static, chunk) num_threads(threads)
+    for (index_t i = 0; i < count; ++i) body(i);
+    return;
+  }
+#endif
+  (void)threads, (void)chunk;
+  for (index_t i = 0; i < count; ++i) body(i);
 }
 
 // Splits threads into a grid rows x cols over C, minimising what each thread packs
