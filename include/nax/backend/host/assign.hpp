@@ -39,8 +39,6 @@ template <class T, class... As, class E>
 void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx) {
   using L = axes<As...>;
   using EA = typename E::axes_type;
-  static_assert(require_bound<unbound_t<E>>::value);
-  static_assert(require_not_mapped<hidden_t<E>>::value);
   static_assert(require_same_axis_set<L, EA>::value);
   static_assert(require_no_narrowing<T, typename E::value_type>::value);
   const auto expression_extents = extents_by_name<L>(e);
@@ -61,11 +59,27 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
   }
 }
 
+// Any expression as a strided leaf: leaves as they are, everything else evaluated once
+// into a temporary (mapped axes included; internal evaluations skip the user's checks).
+template <class E>
+auto materialise_any(const E& e, context& ctx) {
+  if constexpr (is_leaf_v<E>) {
+    return e;
+  } else {
+    using T = typename E::value_type;
+    auto out = std::make_shared<array_for_t<T, typename E::axes_type>>(e.extents());
+    assign_in_context(out->view(), e, ctx);
+    return leaf_of(std::as_const(*out).view(), out);
+  }
+}
+
 }  // namespace nax::detail::host
 
 namespace nax::detail {
 template <class T, class... As, class E>
 void evaluate_into(const ArrayView<T, As...>& out, const E& e) {
+  static_assert(require_bound<unbound_t<expr_t<const E&>>>::value);
+  static_assert(require_not_mapped<hidden_t<expr_t<const E&>>>::value);
   host::context ctx;
   host::assign_in_context(out, as_expr(e), ctx);
 }

@@ -1,0 +1,266 @@
+// vmap<N>(f): f applied to every member of axis N at once. Arguments that have axis N are
+// mapped: f sees them with N hidden (still in the data, in hidden_type), and broadcasting by
+// name carries N through every operation, so the whole mapped call is one fused program,
+// fixed by the types at compile time. Outputs get N back as a visible axis (out_axes).
+// Collectives over N (transform/collectives.hpp) read its extent from the axis environment.
+#pragma once
+#include <optional>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "../tree/leaves.hpp"
+#include "../tree/map.hpp"
+#include "axis_env.hpp"
+#include "collectives.hpp"
+#include "map_specs.hpp"
+#include "retag.hpp"
+
+namespace nax {
+namespace detail {
+
+// The name an outer mapped axis N takes while an inner map binds N again (shadowing).
+template <class N>
+struct shadowed_axis : axis_tag {
+  static constexpr const char* axis_label() { return N::axis_label(); }
+};
+
+template <class N, class Spec, class Leaf>
+constexpr bool leaf_is_mapped() {
+  if constexpr (element<std::remove_cvref_t<Leaf>>) return false;
+  else if constexpr (std::is_same_v<Spec, none_t>) return false;
+  else if constexpr (std::is_same_v<Spec, mapped_t>) return contains_v<N, visible_t<expr_t<Leaf>>>;
+  else return true;  // from<A>
+}
+
+template <class N, class Spec, class Leaf>
+constexpr bool leaf_needs_change() {
+  if constexpr (element<std::remove_cvref_t<Leaf>>) return false;
+  else return leaf_is_mapped<N, Spec, Leaf>() || contains_v<N, hidden_t<expr_t<Leaf>>>;
+}
+
+template <class N, class Spec, class Arg>
+constexpr bool argument_needs_change() {
+  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return (leaf_needs_change<N, Spec, std::tuple_element_t<I, Leaves>>() || ... || false);
+  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+}
+
+template <class N, class Leaf>
+struct require_unmapped_argument_lacks_axis {
+  static_assert(!contains_v<N, visible_t<expr_t<Leaf>>>,
+                "nax: an argument that in_axes marks as not mapped (none) has an axis named like the "
+                "mapped axis N; rename it, or map it");
+  static constexpr bool value = true;
+};
+
+// The leaf as f sees it: a re-bound outer N renamed out of the way, then N hidden.
+template <class N, class Spec, class Leaf>
+auto prepare_leaf(Leaf&& leaf) {
+  if constexpr (!leaf_needs_change<N, Spec, Leaf>()) {
+    if constexpr (std::is_same_v<Spec, none_t> && !element<std::remove_cvref_t<Leaf>>)
+      static_assert(require_unmapped_argument_lacks_axis<N, Leaf>::value);
+    return as_expr(std::forward<Leaf>(leaf));
+  } else {
+    auto e = as_expr(std::forward<Leaf>(leaf));
+    auto unshadowed = [&] {
+      if constexpr (contains_v<N, hidden_t<decltype(e)>>) return rename_axis<N, shadowed_axis<N>>(std::move(e));
+      else return std::move(e);
+    }();
+    using U = decltype(unshadowed);
+    if constexpr (std::is_same_v<Spec, none_t>) {
+      static_assert(require_unmapped_argument_lacks_axis<N, U>::value);
+      return unshadowed;
+    } else if constexpr (std::is_same_v<Spec, mapped_t>) {
+      if constexpr (contains_v<N, visible_t<U>>) return hide_axis<N>(std::move(unshadowed));
+      else return unshadowed;
+    } else {
+      using A = typename Spec::axis;
+      static_assert(require_axis_present<A, visible_t<U>>::value);
+      return hide_axis<N>(rename_axis<A, N>(std::move(unshadowed)));
+    }
+  }
+}
+
+// The argument as f sees it: unchanged (same object) when nothing in it is mapped.
+template <class N, class Spec, class Arg>
+decltype(auto) prepare_argument(Arg&& arg) {
+  if constexpr (!argument_needs_change<N, Spec, Arg>())
+    return std::forward<Arg>(arg);
+  else
+    return tree_transform_leaves(std::forward<Arg>(arg),
+                                 [](auto&& leaf) { return prepare_leaf<N, Spec>(std::forward<decltype(leaf)>(leaf)); });
+}
+
+template <class N, class Visible, std::size_t P>
+struct require_position_in_range {
+  static_assert(P <= Visible::size,
+                "nax: out_axes position out of range: the output has fewer visible axes (Visible) than the "
+                "position asks for");
+  static constexpr bool value = true;
+};
+
+template <class N, class Hidden>
+struct require_replicated_output_not_mapped {
+  static_assert(!contains_v<N, Hidden>,
+                "nax: an output declared replicated varies over the mapped axis N; reduce it with a "
+                "collective (psum, pmean, ...) or give it an out_axes position");
+  static constexpr bool value = true;
+};
+
+// An output leaf of f: N resolved, revealed (or broadcast) at its position, shadowing undone.
+template <class N, class Spec, class Leaf>
+auto finish_leaf(Leaf&& leaf, index_t extent) {
+  auto r = resolve_axis<N>(as_expr(std::forward<Leaf>(leaf)));
+  using R = decltype(r);
+  auto placed = [&] {
+    if constexpr (std::is_same_v<Spec, replicated_t>) {
+      static_assert(require_replicated_output_not_mapped<N, hidden_t<R>>::value);
+      return std::move(r);
+    } else {
+      constexpr std::size_t P = Spec::position;
+      static_assert(require_position_in_range<N, visible_t<R>, P>::value);
+      if constexpr (contains_v<N, hidden_t<R>>) {
+        return reveal_axis<N, P>(std::move(r));
+      } else {
+        // An output that does not vary over N is broadcast along it (as jax.vmap does).
+        using Out = concat_t<insert_at_t<visible_t<R>, P, N>, hidden_t<R>>;
+        auto b = by_name_relayout<Out>(std::move(r));
+        b.extents_ = [&]<class... As>(axes<As...>) {
+          return std::array<index_t, Out::size>{(std::is_same_v<As, N> ? extent : extent_of<As>(b.child))...};
+        }(Out{});
+        return b;
+      }
+    }
+  }();
+  using P = decltype(placed);
+  if constexpr (contains_v<shadowed_axis<N>, typename P::axes_type>) return rename_axis<shadowed_axis<N>, N>(std::move(placed));
+  else return placed;
+}
+
+template <class N, class Spec, class Output>
+auto finish_output(Output&& output, index_t extent) {
+  return tree_transform_leaves(std::forward<Output>(output), [extent](auto&& leaf) {
+    return finish_leaf<N, Spec>(std::forward<decltype(leaf)>(leaf), extent);
+  });
+}
+
+// One out_axes spec per top-level output of a tuple or pair, or one for every output.
+template <class N, class OutSpec, class Result>
+auto finish_outputs(Result&& result, index_t extent) {
+  using D = std::remove_cvref_t<Result>;
+  if constexpr (is_std_tuple<D>::value || is_std_pair<D>::value) {
+    return [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return std::tuple(finish_output<N, spec_at_t<OutSpec, I>>(std::get<I>(std::forward<Result>(result)), extent)...);
+    }(std::make_index_sequence<std::tuple_size_v<D>>{});
+  } else {
+    return finish_output<N, spec_at_t<OutSpec, 0>>(std::forward<Result>(result), extent);
+  }
+}
+
+template <class N, class Spec, class Leaf>
+index_t leaf_mapped_extent(const Leaf& leaf) {
+  if constexpr (std::is_same_v<Spec, mapped_t>) return extent_of<N>(as_expr(leaf));
+  else return extent_of<typename Spec::axis>(as_expr(leaf));
+}
+
+// The extent of N: every mapped leaf must agree (run-time error naming the arguments).
+template <class N, class InSpec, class... Args>
+index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
+  index_t extent = given.value_or(-1);
+  int first_argument = 0;
+  auto visit_argument = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, const auto& arg) {
+    using Spec = spec_at_t<InSpec, I>;
+    tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+      if constexpr (leaf_is_mapped<N, Spec, decltype(leaf)>()) {
+        index_t e = leaf_mapped_extent<N, Spec>(leaf);
+        if (extent < 0) {
+          extent = e;
+          first_argument = int(I) + 1;
+        } else if (e != extent) {
+          throw shape_error("nax: vmap over '" + std::string(axis_name<N>()) + "': mapped arguments disagree on its extent: " +
+                            (first_argument ? "argument " + std::to_string(first_argument) : std::string("map_size")) +
+                            " has " + std::to_string(extent) + ", argument " + std::to_string(I + 1) + " has " +
+                            std::to_string(e));
+        }
+      }
+    });
+  };
+  [&]<std::size_t... I>(std::index_sequence<I...>) {
+    (visit_argument(std::integral_constant<std::size_t, I>{}, args), ...);
+  }(std::index_sequence_for<Args...>{});
+  return extent;
+}
+
+template <class N, class Spec, class Arg>
+constexpr bool argument_mapped() {
+  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  return []<std::size_t... L>(std::index_sequence<L...>) {
+    return (leaf_is_mapped<N, Spec, std::tuple_element_t<L, Leaves>>() || ... || false);
+  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+}
+
+template <class N, class InSpec, class... Args>
+constexpr bool any_argument_mapped() {
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return (argument_mapped<N, spec_at_t<InSpec, I>, Args>() || ... || false);
+  }(std::index_sequence_for<Args...>{});
+}
+
+template <class N, bool Mapped, bool HasSize>
+struct require_something_to_map {
+  static_assert(Mapped || HasSize,
+                "nax: vmap over N: no argument has axis N to map over and no map_size is given");
+  static constexpr bool value = true;
+};
+
+template <class N, class F, class InSpec, class OutSpec, bool HasSize>
+struct vmapped {
+  F f;
+  std::optional<index_t> size;
+
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    static_assert(require_something_to_map<N, any_argument_mapped<N, InSpec, Args...>(), HasSize>::value);
+    const index_t extent = mapped_extent<N, InSpec>(size, args...);
+    axis_scope scope({axis_key<N>(), extent, extent, 0, nullptr});
+    auto result = [&]<std::size_t... I>(std::index_sequence<I...>) {
+      return f(prepare_argument<N, spec_at_t<InSpec, I>>(std::forward<Args>(args))...);
+    }(std::index_sequence_for<Args...>{});
+    return finish_outputs<N, OutSpec>(std::move(result), extent);
+  }
+};
+
+template <class X>
+inline constexpr bool is_in_axes_v = false;
+template <class... S>
+inline constexpr bool is_in_axes_v<in_axes_t<S...>> = true;
+template <class X>
+inline constexpr bool is_out_axes_v = false;
+template <class... S>
+inline constexpr bool is_out_axes_v<out_axes_t<S...>> = true;
+
+template <class Default, class... Options>
+using in_spec_of = decltype(std::tuple_cat(std::conditional_t<is_in_axes_v<Options>, std::tuple<Options>, std::tuple<>>{}...,
+                                           std::tuple<Default>{}));
+
+}  // namespace detail
+
+// vmap<N>(f, [in_axes(...)], [out_axes(...)], [map_size{n}]): f mapped over axis N.
+template <class N, class F, class... Options>
+auto vmap(F f, Options... options) {
+  static_assert(axis<N>, "nax: vmap<N> needs an axis name declared with NAX_AXIS");
+  using InSpec = std::tuple_element_t<0, detail::in_spec_of<in_axes_t<>, Options...>>;
+  using OutSpec = std::tuple_element_t<0, decltype(std::tuple_cat(
+      std::conditional_t<detail::is_out_axes_v<Options>, std::tuple<Options>, std::tuple<>>{}..., std::tuple<out_axes_t<>>{}))>;
+  constexpr bool has_size = (std::is_same_v<Options, map_size> || ...);
+  std::optional<index_t> size;
+  auto take_size = [&](const auto& option) {
+    if constexpr (std::is_same_v<std::remove_cvref_t<decltype(option)>, map_size>) size = option.extent;
+  };
+  (take_size(options), ...);
+  return detail::vmapped<N, F, InSpec, OutSpec, has_size>{std::move(f), size};
+}
+
+}  // namespace nax
