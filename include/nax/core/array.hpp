@@ -41,6 +41,7 @@ std::array<index_t, L::size> extents_by_name(const E& e) {
 template <class T, class... As>
 class Array {
   static_assert(element<T>, "nax: Array element types are arithmetic types (bool, integers, floating point)");
+  static_assert(detail::require_axis_names<axes<As...>>::value);
   static_assert(detail::require_unique_axes<axes<As...>>::value);
 
  public:
@@ -57,8 +58,14 @@ class Array {
   explicit Array(const std::array<index_t, rank>& extents) : Array(uninitialized, extents) {
     std::fill_n(data_.get(), size_, T{});
   }
-  Array(const std::array<index_t, rank>& extents, std::initializer_list<T> values)
-      : Array(extents, std::vector<T>(values)) {}
+  template <std::size_t M>
+  explicit Array(const index_t (&extents)[M]) : Array(detail::extents_from_list<axes_type>(extents)) {}
+  template <std::size_t M>
+  Array(const index_t (&extents)[M], std::initializer_list<T> values)
+      : Array(detail::extents_from_list<axes_type>(extents), std::vector<T>(values)) {}
+  template <std::size_t M>
+  Array(const index_t (&extents)[M], const std::vector<T>& values)
+      : Array(detail::extents_from_list<axes_type>(extents), values) {}
   Array(const std::array<index_t, rank>& extents, const std::vector<T>& values)
       : Array(uninitialized, extents) {
     if (static_cast<index_t>(values.size()) != size_)
@@ -85,8 +92,16 @@ class Array {
   Array(const Array& other) : Array(uninitialized, other.extents_) {
     std::copy_n(other.data(), size_, data_.get());
   }
-  Array(Array&&) noexcept = default;
-  Array& operator=(Array&&) noexcept = default;
+  // A moved-from array is empty: every extent 0, no storage (rank 0: item() throws).
+  Array(Array&& other) noexcept
+      : extents_(std::exchange(other.extents_, {})), size_(std::exchange(other.size_, 0)),
+        data_(std::move(other.data_)) {}
+  Array& operator=(Array&& other) noexcept {
+    extents_ = std::exchange(other.extents_, {});
+    size_ = std::exchange(other.size_, 0);
+    data_ = std::move(other.data_);
+    return *this;
+  }
   Array& operator=(const Array& other) {
     if (this != &other) *this = Array(other);
     return *this;
@@ -102,7 +117,7 @@ class Array {
     static_assert(detail::require_not_mapped<typename E::hidden_type>::value);
     static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
     auto extents = detail::extents_by_name<axes_type>(expression);
-    if (extents == extents_)
+    if (extents == extents_ && data_)
       detail::evaluate_into(view(), expression);
     else
       *this = Array(expression);
@@ -135,6 +150,7 @@ class Array {
   }
   T item() const {
     static_assert(detail::require_rank_zero<axes_type>::value);
+    if (!data_) throw shape_error("nax: item() of an empty (moved-from) array");
     return data_.get()[0];
   }
 
@@ -159,12 +175,12 @@ class Array {
 template <class T, class... As, class... Ns>
   requires(sizeof...(Ns) == sizeof...(As) && (std::is_integral_v<Ns> && ...))
 Array<T, As...> zeros(Ns... extents) {
-  return Array<T, As...>({static_cast<index_t>(extents)...});
+  return Array<T, As...>(std::array<index_t, sizeof...(As)>{static_cast<index_t>(extents)...});
 }
 template <class T, class... As, class... Ns>
   requires(sizeof...(Ns) == sizeof...(As) && (std::is_integral_v<Ns> && ...))
 Array<T, As...> full(T value, Ns... extents) {
-  Array<T, As...> out({static_cast<index_t>(extents)...});
+  Array<T, As...> out(std::array<index_t, sizeof...(As)>{static_cast<index_t>(extents)...});
   std::fill(out.begin(), out.end(), value);
   return out;
 }
@@ -176,7 +192,7 @@ Array<T, As...> ones(Ns... extents) {
 // 0, 1, ..., n-1 along one named axis.
 template <class T, class A>
 Array<T, A> arange(index_t n) {
-  Array<T, A> out({n});
+  Array<T, A> out(std::array<index_t, 1>{n});
   for (index_t i = 0; i < n; ++i) out.data()[i] = static_cast<T>(i);
   return out;
 }

@@ -14,6 +14,7 @@ namespace nax {
 
 template <class T, class... As>
 class ArrayView {
+  static_assert(detail::require_axis_names<axes<As...>>::value);
   static_assert(detail::require_unique_axes<axes<As...>>::value);
 
  public:
@@ -25,10 +26,15 @@ class ArrayView {
 
   ArrayView() = default;
   // A contiguous row-major view in the declared axis order.
+  template <std::size_t M>
+  ArrayView(T* data, const index_t (&extents)[M]) : ArrayView(data, detail::extents_from_list<axes_type>(extents)) {}
   ArrayView(T* data, const std::array<index_t, rank>& extents)
       : data_(data), extents_(extents), strides_(detail::row_major_strides(extents)) {
     detail::checked_size(axes_type{}, extents_);
   }
+  template <std::size_t M, std::size_t S>
+  ArrayView(T* data, const index_t (&extents)[M], const index_t (&strides)[S])
+      : ArrayView(data, detail::extents_from_list<axes_type>(extents), detail::extents_from_list<axes_type>(strides)) {}
   ArrayView(T* data, const std::array<index_t, rank>& extents, const std::array<index_t, rank>& strides)
       : data_(data), extents_(extents), strides_(strides) {
     detail::checked_size(axes_type{}, extents_);

@@ -16,6 +16,15 @@ struct require_axis_present {
 };
 
 template <class Axes>
+struct require_axis_names;
+template <class... As>
+struct require_axis_names<axes<As...>> {
+  static_assert((axis<As> && ...),
+                "nax: axis names are tag types declared with NAX_AXIS(name); a type in Axes is not one");
+  static constexpr bool value = true;
+};
+
+template <class Axes>
 struct require_unique_axes {
   static_assert(is_unique_v<Axes>,
                 "nax: duplicate axis name: an array or expression names the same axis twice");
@@ -33,8 +42,8 @@ struct require_same_axis_set {
 template <class Axis, class LeftAxes, class RightAxes>
 struct require_contracted_in_both {
   static_assert(contains_v<Axis, LeftAxes> && contains_v<Axis, RightAxes>,
-                "nax: contraction over an axis only one operand has: dot<Axis> needs Axis "
-                "in both operands (LeftAxes, RightAxes)");
+                "nax: dot<Axis>: the contracted axis must be an axis of both operands "
+                "(LeftAxes, RightAxes)");
   static constexpr bool value = true;
 };
 

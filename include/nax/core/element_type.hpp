@@ -47,6 +47,7 @@ constexpr auto promote_impl() {
   } else if constexpr (std::is_signed_v<A> == std::is_signed_v<B>) {
     return std::conditional_t<(sizeof(A) >= sizeof(B)), A, B>{};
   } else {
+    static_assert(require_promotable<A, B>::value);
     using S = std::conditional_t<std::is_signed_v<A>, A, B>;
     using U = std::conditional_t<std::is_signed_v<A>, B, A>;
     if constexpr (sizeof(S) > sizeof(U))

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <type_traits>
 
 #include "axis_list.hpp"
 #include "config.hpp"
@@ -42,6 +43,24 @@ index_t checked_size(axes<As...> list, const std::array<index_t, sizeof...(As)>&
     total *= extents[i];
   }
   return total;
+}
+
+template <class Axes, std::size_t Given>
+struct require_extent_count {
+  static_assert(Axes::size == Given,
+                "nax: one extent per axis is needed (Axes), and a different number of extents was given");
+  static constexpr bool value = true;
+};
+
+// Extents given as a braced list `{128, 3}` in the order of Axes. Taken as a C array whose
+// length is deduced, so a list with the wrong count is a compile error naming the axes
+// (a std::array parameter would pad it with zeros).
+template <class Axes, std::size_t M>
+std::array<index_t, Axes::size> extents_from_list(const index_t (&list)[M]) {
+  static_assert(require_extent_count<Axes, M>::value);
+  std::array<index_t, Axes::size> out{};
+  for (std::size_t i = 0; i < M && i < Axes::size; ++i) out[i] = list[i];
+  return out;
 }
 
 template <std::size_t N>

@@ -161,6 +161,12 @@ auto split(X&& x, index_t inner_extent) {
   return r;
 }
 
+template <class... To, class X, std::size_t M>
+  requires array_like<X>
+auto broadcast_to(X&& x, const index_t (&extents)[M]) {
+  return broadcast_to<To...>(std::forward<X>(x), detail::extents_from_list<axes<To...>>(extents));
+}
+
 // Broadcasts x to the axes To... (which include all of x's) with the given extents, in To's order.
 template <class... To, class X>
   requires array_like<X>

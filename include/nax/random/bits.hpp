@@ -9,18 +9,27 @@
 
 namespace nax::random {
 
+// The cipher words of counter i: the row-major element index as a uint64 split into (high,
+// low), as counter_words(i), on plain scalars (see threefry2x32_inplace).
+NAX_HOST_DEVICE constexpr void counter_cipher(Key key, index_t i, std::uint32_t& w0, std::uint32_t& w1) {
+  const auto u = static_cast<std::uint64_t>(i);
+  w0 = static_cast<std::uint32_t>(u >> 32);
+  w1 = static_cast<std::uint32_t>(u);
+  threefry2x32_inplace(key.k0, key.k1, w0, w1);
+}
+
 // jax.random.bits(key, shape, uint32)[i]: xor of the two cipher words of counter i.
 NAX_HOST_DEVICE constexpr std::uint32_t random_bits32(Key key, index_t i) {
-  const Words2 c = counter_words(i);
-  const Words2 w = threefry2x32(key, c.w0, c.w1);
-  return w.w0 ^ w.w1;
+  std::uint32_t w0 = 0, w1 = 0;
+  counter_cipher(key, i, w0, w1);
+  return w0 ^ w1;
 }
 
 // jax.random.bits(key, shape, uint64)[i]: the two words concatenated, first word high.
 NAX_HOST_DEVICE constexpr std::uint64_t random_bits64(Key key, index_t i) {
-  const Words2 c = counter_words(i);
-  const Words2 w = threefry2x32(key, c.w0, c.w1);
-  return (static_cast<std::uint64_t>(w.w0) << 32) | w.w1;
+  std::uint32_t w0 = 0, w1 = 0;
+  counter_cipher(key, i, w0, w1);
+  return (static_cast<std::uint64_t>(w0) << 32) | w1;
 }
 
 // The bit width JAX draws for a value type: 32 for float/int32/uint32, 64 for double/int64.

@@ -31,9 +31,11 @@ NAX_HOST_DEVICE constexpr void threefry_rounds(std::uint32_t& x0, std::uint32_t&
 
 }  // namespace detail
 
-// threefry2x32(key (k0, k1), counter (x0, x1)) -> two words. Unsigned overflow wraps, as in XLA.
-NAX_HOST_DEVICE constexpr Words2 threefry2x32(std::uint32_t k0, std::uint32_t k1, std::uint32_t x0,
-                                              std::uint32_t x1) {
+// threefry2x32 in place: the counter words (x0, x1) become the cipher words. Plain scalars
+// (no struct copies) so that a loop calling it per element vectorises; GCC does not
+// vectorise loops that still copy a returned struct after inlining.
+NAX_HOST_DEVICE constexpr void threefry2x32_inplace(std::uint32_t k0, std::uint32_t k1, std::uint32_t& x0,
+                                                    std::uint32_t& x1) {
   const std::uint32_t k2 = k0 ^ k1 ^ 0x1BD11BDAu;  // key-schedule parity word
   x0 += k0;
   x1 += k1;
@@ -47,6 +49,12 @@ NAX_HOST_DEVICE constexpr Words2 threefry2x32(std::uint32_t k0, std::uint32_t k1
   x0 += k1; x1 += k2 + 4u;
   detail::threefry_rounds(x0, x1, 13, 15, 26, 6);
   x0 += k2; x1 += k0 + 5u;
+}
+
+// threefry2x32(key (k0, k1), counter (x0, x1)) -> two words. Unsigned overflow wraps, as in XLA.
+NAX_HOST_DEVICE constexpr Words2 threefry2x32(std::uint32_t k0, std::uint32_t k1, std::uint32_t x0,
+                                              std::uint32_t x1) {
+  threefry2x32_inplace(k0, k1, x0, x1);
   return {x0, x1};
 }
 

@@ -32,12 +32,9 @@ struct gemm_output {
 template <class T>
 inline constexpr bool gemm_has_packed_kernel = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
-// Transposes the problem so that C's unit stride, if any, runs along its rows:
-// C^T = B^T A^T. The kernels store rows of C with vector stores only then.
+// C^T = B^T A^T: the same product with the roles of rows and columns exchanged.
 template <class T>
-void gemm_prefer_row_major_output(index_t& M, index_t& N, gemm_operand<T>& A, gemm_operand<T>& B,
-                                  gemm_output<T>& C) {
-  if (C.col_stride == 1 || C.row_stride != 1 || N == 1) return;
+void gemm_transpose_problem(index_t& M, index_t& N, gemm_operand<T>& A, gemm_operand<T>& B, gemm_output<T>& C) {
   std::swap(M, N);
   std::swap(A, B);
   std::swap(A.row_stride, A.col_stride);
@@ -89,12 +86,16 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
                   T beta, gemm_output<T> C) {
   static_assert(std::is_arithmetic_v<T>, "gemm: the element type must be arithmetic");
   if (batch <= 0 || M <= 0 || N <= 0) return;
+  const bool column_major_output = C.row_stride == 1 && C.col_stride != 1;
   if constexpr (!gemm_has_packed_kernel<T>) {
-    gemm_prefer_row_major_output(M, N, A, B, C);
+    // The loop runs along rows of C: make them contiguous if C's columns are.
+    if (column_major_output) gemm_transpose_problem(M, N, A, B, C);
     gemm_loop(batch, M, N, K, alpha, A, B, beta, C);
   } else {
     if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
-    gemm_prefer_row_major_output(M, N, A, B, C);
+    // The kernel stores full rows of a tile with vector stores when C's rows are contiguous;
+    // a matrix-vector product (N == 1) fills 16 lanes of the 6 x 16 tile instead of 1.
+    if (column_major_output || (N == 1 && M > 1)) gemm_transpose_problem(M, N, A, B, C);
     using blocking = gemm_blocking<T>;
     const double work = static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) *
                         static_cast<double>(K);

@@ -1,0 +1,77 @@
+// When two pytrees have the same structure, and the compile-time error naming the first pair
+// of subtrees that differ. Tree layer; used by tree_map and by transforms that pair trees.
+#pragma once
+#include "traits.hpp"
+
+namespace nax::detail {
+
+// Same shape at this level only: both leaves (of any array-like or number type), or nodes of
+// the same kind and size; two structs must be the same struct type. std::array elements and
+// tuple elements may differ in type (a tree of gradients next to a tree of parameters).
+template <class Left, class Right>
+constexpr bool same_node_shape() {
+  using L = std::remove_cvref_t<Left>;
+  using R = std::remove_cvref_t<Right>;
+  if constexpr (tree_kind_v<L> != tree_kind_v<R>)
+    return false;
+  else if constexpr (tree_kind_v<L> == tree_kind::hana_struct)
+    return std::is_same_v<L, R>;
+  else
+    return node_size_v<L> == node_size_v<R>;
+}
+
+template <class Left, class Right>
+inline constexpr bool same_node_shape_v = same_node_shape<Left, Right>();
+
+// Left and Right are the first subtrees (depth-first) at which the trees differ.
+template <class Left, class Right>
+struct require_same_structure {
+  static_assert(same_node_shape_v<Left, Right>,
+                "nax: tree_map: the trees have different structures (Left and Right are the first "
+                "subtrees that differ: a different struct type, a different tuple or array size, "
+                "or a leaf where the other tree has a node)");
+  static constexpr bool value = true;
+};
+
+// True when the trees match level by level down to the leaves. Instantiates
+// require_same_structure (a compile error naming both subtrees) at each place they differ.
+template <class Left, class Right>
+constexpr bool check_same_structure() {
+  using L = std::remove_cvref_t<Left>;
+  using R = std::remove_cvref_t<Right>;
+  static_assert(require_pytree<L>::value && require_pytree<R>::value);
+  if constexpr (tree_kind_v<L> == tree_kind::not_a_tree || tree_kind_v<R> == tree_kind::not_a_tree) {
+    return false;
+  } else if constexpr (!same_node_shape_v<L, R>) {
+    static_assert(require_same_structure<L, R>::value);
+    return false;
+  } else if constexpr (tree_kind_v<L> == tree_kind::leaf) {
+    return true;
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (check_same_structure<tree_child_t<I, L&>, tree_child_t<I, R&>>() && ...);
+    }(std::make_index_sequence<node_size_v<L>>{});
+  }
+}
+
+// Without the diagnostic, for overload sets and tests.
+template <class Left, class Right>
+constexpr bool same_structure() {
+  using L = std::remove_cvref_t<Left>;
+  using R = std::remove_cvref_t<Right>;
+  if constexpr (tree_kind_v<L> == tree_kind::not_a_tree || tree_kind_v<R> == tree_kind::not_a_tree)
+    return false;
+  else if constexpr (!same_node_shape_v<L, R>)
+    return false;
+  else if constexpr (tree_kind_v<L> == tree_kind::leaf)
+    return true;
+  else
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (same_structure<tree_child_t<I, L&>, tree_child_t<I, R&>>() && ...);
+    }(std::make_index_sequence<node_size_v<L>>{});
+}
+
+template <class Left, class Right>
+inline constexpr bool same_structure_v = same_structure<Left, Right>();
+
+}  // namespace nax::detail
