@@ -6,6 +6,8 @@
 #include <memory>
 
 #include "../backend/host/assign.hpp"
+#include "../expr/collective.hpp"
+#include "../expr/reduce_ops.hpp"
 #include "communicator.hpp"
 
 namespace nax::detail {

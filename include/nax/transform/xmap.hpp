@@ -1,0 +1,405 @@
+// xmap<bind<logical, mesh_axis>..., bind<vectorised>...>(f, mesh): f mapped over every
+// named logical axis. An axis bound to a mesh axis is split across that mesh axis's devices
+// (its extent must divide evenly); an axis bound to nothing is vectorised on each device.
+// Each device runs the same program, fixed at compile time, on its shards; collectives over
+// a mesh-bound axis call that mesh axis's communicator, made with the mesh. The results are
+// those of vmap over the same axes: the layout changes speed, never values.
+// pmap<axis>(f, mesh) is the one-axis case over a one-axis mesh.
+#pragma once
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <tuple>
+
+#include "../backend/host/assign.hpp"
+#include "../mesh/collective_host.hpp"
+#include "../mesh/mesh.hpp"
+#include "vmap.hpp"
+
+namespace nax {
+
+// No mesh axis: the logical axis is vectorised on each device.
+struct local_axis {};
+
+// Binds logical axis Logical to mesh axis MeshAxis (or vectorises it: bind<Logical>).
+template <class Logical, class MeshAxis = local_axis>
+struct bind {
+  using logical = Logical;
+  using mesh_axis = MeshAxis;
+};
+
+namespace detail {
+
+template <class B, class MeshAxes>
+struct require_bound_to_mesh_axis {
+  static_assert(std::is_same_v<typename B::mesh_axis, local_axis> || contains_v<typename B::mesh_axis, MeshAxes>,
+                "nax: xmap binds a logical axis to a mesh axis the mesh does not have (B, MeshAxes)");
+  static constexpr bool value = true;
+};
+
+template <class MeshAxesUsed>
+struct require_mesh_axes_bound_once {
+  static_assert(is_unique_v<MeshAxesUsed>,
+                "nax: xmap binds two logical axes to one mesh axis (MeshAxesUsed); bind each mesh axis once");
+  static constexpr bool value = true;
+};
+
+template <class... Bs>
+using mesh_axes_used_t = tuple_to_axes_t<decltype(std::tuple_cat(
+    std::conditional_t<std::is_same_v<typename Bs::mesh_axis, local_axis>, std::tuple<>, std::tuple<typename Bs::mesh_axis>>{}...))>;
+
+// How one logical axis sits on this device.
+struct placed_axis {
+  index_t global = -1;
+  index_t local = -1;
+  index_t offset = 0;
+  communicator* comm = nullptr;
+};
+
+// step(step(step(x, T0), T1), ...), types passed as std::type_identity.
+template <class X, class Step>
+auto fold_steps(X x, Step&) {
+  return x;
+}
+template <class X, class Step, class T, class... Ts>
+auto fold_steps(X x, Step& step, T t, Ts... ts) {
+  return fold_steps(step(std::move(x), t), step, ts...);
+}
+
+// The leaf as this device's f sees it: its part of every mesh-bound axis, mapped axes hidden.
+template <class... Bs, class Leaf>
+auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& placed) {
+  if constexpr (element<std::remove_cvref_t<Leaf>>) {
+    return as_expr(std::forward<Leaf>(leaf));
+  } else {
+    auto e = as_expr(std::forward<Leaf>(leaf));
+    std::size_t k = 0;
+    auto step = [&]<class B>(auto current, std::type_identity<B>) {
+      using L = typename B::logical;
+      const placed_axis& p = placed[k++];
+      if constexpr (contains_v<L, visible_t<decltype(current)>>) {
+        if constexpr (!std::is_same_v<typename B::mesh_axis, local_axis>)
+          return hide_axis<L>(narrow_axis<L>(std::move(current), p.offset, p.local));
+        else
+          return hide_axis<L>(std::move(current));
+      } else {
+        return current;
+      }
+    };
+    return fold_steps(std::move(e), step, std::type_identity<Bs>{}...);
+  }
+}
+
+// An output leaf of this device's f: every logical axis resolved; those it varies over
+// become visible (first, in binding order); the others mean the output is replicated.
+template <class... Bs, class Leaf>
+auto finish_xmap_leaf(Leaf&& leaf) {
+  auto e = as_expr(std::forward<Leaf>(leaf));
+  auto step = [&]<class B>(auto current, std::type_identity<B>) {
+    using L = typename B::logical;
+    auto r = resolve_axis<L>(std::move(current));
+    if constexpr (contains_v<L, hidden_t<decltype(r)>>) return reveal_axis<L, 0>(std::move(r));
+    else return r;
+  };
+  // Reveal in reverse binding order so that the first binding ends up first.
+  return [&]<std::size_t... I>(std::index_sequence<I...>) {
+    return fold_steps(std::move(e), step,
+                      std::type_identity<std::tuple_element_t<sizeof...(Bs) - 1 - I, std::tuple<Bs...>>>{}...);
+  }(std::index_sequence_for<Bs...>{});
+}
+
+template <class B>
+constexpr bool is_mesh_bound_v = !std::is_same_v<typename B::mesh_axis, local_axis>;
+
+// The position of the binding of logical axis A among Bs, or npos.
+template <class A, class... Bs>
+inline constexpr std::size_t binding_index_v = index_of_pack<A, typename Bs::logical...>();
+
+template <class L, bool Mapped>
+struct require_logical_axis_in_arguments {
+  static_assert(Mapped, "nax: xmap binds logical axis L but no argument has an axis of that name");
+  static constexpr bool value = true;
+};
+
+template <class Mesh, class F, class... Bs>
+struct xmapped {
+  F f;
+  Mesh mesh;
+
+  static constexpr std::size_t nb = sizeof...(Bs);
+  using binding_list = std::tuple<Bs...>;
+  template <std::size_t I>
+  using binding = std::tuple_element_t<I, binding_list>;
+
+  template <class... Args>
+  auto operator()(Args&&... args) const {
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      static_assert((require_logical_axis_in_arguments<typename binding<I>::logical,
+                                                       any_argument_mapped<typename binding<I>::logical, in_axes_t<>, Args...>()>::value &&
+                     ...));
+    }(std::make_index_sequence<nb>{});
+    std::array<placed_axis, nb> global{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (collect_extent<binding<I>>(global[I], args...), ...);
+      (check_divides<binding<I>>(global[I]), ...);
+    }(std::make_index_sequence<nb>{});
+
+    using Local = decltype(evaluate_outputs(run_on_device(global, args...), std::declval<host::context&>()));
+    std::optional<Local> results;
+    std::mutex allocate;
+    mesh.run([&](auto& device) {
+      std::array<placed_axis, nb> placed = global;
+      [&]<std::size_t... I>(std::index_sequence<I...>) { (place<binding<I>>(placed[I], device), ...); }(
+          std::make_index_sequence<nb>{});
+      std::array<std::optional<axis_scope>, nb> scopes;
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        (scopes[I].emplace(axis_binding{axis_key<typename binding<I>::logical>(), placed[I].local, placed[I].global,
+                                        placed[I].offset, placed[I].comm}),
+         ...);
+      }(std::make_index_sequence<nb>{});
+      // Every device evaluates every output (the same collectives in the same order), in one
+      // context so that shared work is done once; one device per shard writes the result.
+      host::context ctx;
+      auto local = evaluate_outputs(run_on_device(placed, args...), ctx);
+      {
+        std::lock_guard lock(allocate);
+        if (!results) results.emplace(allocate_global(local));
+      }
+      auto& everyone = all_devices_comm(device);
+      everyone.barrier();
+      write_shards(*results, local, placed, device);
+      if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count())) {
+        // Devices of other processes wrote their shards into their own copies: sum them
+        // (every element is written by exactly one device, the rest are zeros).
+        tree_for_each_leaf(*results, [&](auto& leaf, auto) {
+          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) everyone.all_reduce(leaf.data(), leaf.size());
+        });
+      }
+      everyone.barrier();
+    });
+    return std::move(*results);
+  }
+
+ private:
+  template <class Device>
+  static communicator& all_devices_comm(Device& device) {
+    return [&]<class... Ns>(axes<Ns...>) -> communicator& {
+      return device.template comm<Ns...>();
+    }(typename Mesh::axis_names{});
+  }
+
+  template <class B, class... Args>
+  static void collect_extent(placed_axis& p, const Args&... args) {
+    using L = typename B::logical;
+    int first = 0, position = 0;
+    auto visit = [&](const auto& arg) {
+      ++position;
+      tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+        using Leaf = decltype(leaf);
+        if constexpr (!element<std::remove_cvref_t<Leaf>>) {
+          if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) {
+            index_t e = extent_of<L>(as_expr(leaf));
+            if (p.global < 0) {
+              p.global = e;
+              first = position;
+            } else if (e != p.global) {
+              throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) +
+                                "': arguments disagree on its extent: argument " + std::to_string(first) + " has " +
+                                std::to_string(p.global) + ", argument " + std::to_string(position) + " has " +
+                                std::to_string(e));
+            }
+          }
+        }
+      });
+    };
+    (visit(args), ...);
+  }
+
+  template <class B>
+  void check_divides(placed_axis& p) const {
+    p.local = p.global;
+    if constexpr (is_mesh_bound_v<B>) {
+      using M = typename B::mesh_axis;
+      index_t devices = mesh.template size<M>();
+      if (p.global % devices != 0)
+        throw shape_error("nax: xmap: axis '" + std::string(axis_name<typename B::logical>()) + "' of extent " +
+                          std::to_string(p.global) + " does not divide evenly over mesh axis '" +
+                          std::string(axis_name<M>()) + "' of size " + std::to_string(devices));
+      p.local = p.global / devices;
+    }
+  }
+
+  template <class B, class Device>
+  static void place(placed_axis& p, Device& device) {
+    if constexpr (is_mesh_bound_v<B>) {
+      using M = typename B::mesh_axis;
+      p.offset = index_t(device.template coordinate<M>()) * p.local;
+      p.comm = &device.template comm<M>();
+    }
+  }
+
+  // f on this device: arguments placed (their parts, mapped axes hidden), outputs finished.
+  template <class... Args>
+  auto run_on_device(const std::array<placed_axis, nb>& placed, Args&&... args) const {
+    auto prepare = [&](auto&& arg) -> decltype(auto) {
+      using Arg = decltype(arg);
+      if constexpr (!(argument_mapped<typename Bs::logical, mapped_t, Arg>() || ...))
+        return std::forward<Arg>(arg);
+      else
+        return tree_transform_leaves(std::forward<Arg>(arg), [&](auto&& leaf) {
+          return place_leaf<Bs...>(std::forward<decltype(leaf)>(leaf), placed);
+        });
+    };
+    auto result = f(prepare(std::forward<Args>(args))...);
+    auto finish = [](auto&& output) {
+      return tree_transform_leaves(std::forward<decltype(output)>(output),
+                                   [](auto&& leaf) { return finish_xmap_leaf<Bs...>(std::forward<decltype(leaf)>(leaf)); });
+    };
+    using R = decltype(result);
+    if constexpr (is_std_tuple<R>::value || is_std_pair<R>::value)
+      return std::apply([&](auto&&... outputs) { return std::tuple(finish(std::move(outputs))...); }, std::move(result));
+    else
+      return finish(std::move(result));
+  }
+
+  // Every output leaf evaluated on this device (numbers stay numbers).
+  template <class Outputs>
+  static auto evaluate_outputs(const Outputs& outputs, host::context& ctx) {
+    auto evaluate = [&](const auto& leaf) {
+      using E = std::remove_cvref_t<decltype(leaf)>;
+      if constexpr (element<E>) {
+        return leaf;
+      } else {
+        static_assert(require_not_mapped<hidden_t<E>>::value);
+        array_for_t<typename E::value_type, typename E::axes_type> out(leaf.extents());
+        host::assign_in_context(out.view(), leaf, ctx);
+        return out;
+      }
+    };
+    if constexpr (is_std_tuple<Outputs>::value)
+      return std::apply([&](const auto&... o) { return std::tuple(tree_transform_leaves(o, evaluate)...); }, outputs);
+    else
+      return tree_transform_leaves(outputs, evaluate);
+  }
+
+  // The whole output: mesh-bound axes at their global extents, zero-filled.
+  template <class Local>
+  auto allocate_global(const Local& local) const {
+    auto allocate = [&](const auto& leaf) {
+      using X = std::remove_cvref_t<decltype(leaf)>;
+      if constexpr (element<X>) {
+        return leaf;
+      } else {
+        auto extents = leaf.extents();
+        [&]<class... As>(axes<As...>) {
+          std::size_t j = 0;
+          ((extents[j] *= global_factor<As>(), ++j), ...);
+        }(typename X::axes_type{});
+        return X(extents);
+      }
+    };
+    if constexpr (is_std_tuple<Local>::value)
+      return std::apply([&](const auto&... o) { return std::tuple(tree_transform_leaves(o, allocate)...); }, local);
+    else
+      return tree_transform_leaves(local, allocate);
+  }
+
+  template <class A>
+  index_t global_factor() const {
+    constexpr std::size_t k = binding_index_v<A, Bs...>;
+    if constexpr (k == npos) {
+      return 1;
+    } else if constexpr (!is_mesh_bound_v<binding<k>>) {
+      return 1;
+    } else {
+      return mesh.template size<typename binding<k>::mesh_axis>();
+    }
+  }
+
+  // This device's shard of every output, written by one device per shard: the one at
+  // coordinate 0 of every mesh axis the output is replicated over.
+  template <class Global, class Local, class Device>
+  void write_shards(Global& global, const Local& local, const std::array<placed_axis, nb>& placed, Device& device) const {
+    auto global_leaves = tree_leaves(global);
+    auto local_leaves = tree_leaves(local);
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (write_shard(std::get<I>(global_leaves), std::get<I>(local_leaves), placed, device), ...);
+    }(std::make_index_sequence<std::tuple_size_v<decltype(local_leaves)>>{});
+  }
+
+  template <class G, class L, class Device>
+  void write_shard(G& global, const L& local, const std::array<placed_axis, nb>& placed, Device& device) const {
+    using X = std::remove_cvref_t<L>;
+    bool writer = true;
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      auto check = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
+        if constexpr (is_mesh_bound_v<binding<K>> && !contains_axis<X, typename binding<K>::logical>())
+          if (device.template coordinate<typename binding<K>::mesh_axis>() != 0) writer = false;
+      };
+      (check(std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<nb>{});
+    if (!writer) return;
+    if constexpr (element<X>) {
+      global = local;
+    } else {
+      auto view = global.view();
+      [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((view = narrow_if_present<typename binding<I>::logical>(view, placed[I])), ...);
+      }(std::make_index_sequence<nb>{});
+      host::context ctx;
+      host::assign_in_context(view, leaf_of(local.view()), ctx);
+    }
+  }
+
+  template <class X, class A>
+  static constexpr bool contains_axis() {
+    if constexpr (element<X>) return false;
+    else return contains_v<A, typename X::axes_type>;
+  }
+  template <class A, class V>
+  static V narrow_if_present(const V& view, const placed_axis& p) {
+    if constexpr (contains_v<A, typename V::axes_type>) return host::narrow<A>(view, p.offset, p.local);
+    else return view;
+  }
+};
+
+}  // namespace detail
+
+// xmap<bind<logical, mesh_axis>..., bind<vectorised_logical>...>(f, mesh).
+template <class... Bs, class F, class MeshT>
+auto xmap(F f, MeshT mesh) {
+  using MeshAxes = typename MeshT::axis_names;
+  static_assert(sizeof...(Bs) >= 1, "nax: xmap needs at least one bind<logical, mesh_axis>");
+  static_assert((detail::require_bound_to_mesh_axis<Bs, MeshAxes>::value && ...));
+  static_assert(detail::require_mesh_axes_bound_once<detail::mesh_axes_used_t<Bs...>>::value);
+  static_assert(detail::require_unique_axes<axes<typename Bs::logical...>>::value);
+  return detail::xmapped<MeshT, F, Bs...>{std::move(f), std::move(mesh)};
+}
+
+// pmap<Axis>(f, mesh): Axis split over the one axis of mesh, one member per device (its
+// extent must equal the number of devices, as jax.pmap).
+template <class Axis, class F, class MeshT>
+auto pmap(F f, MeshT mesh) {
+  static_assert(MeshT::rank == 1, "nax: pmap runs over a one-axis mesh; use xmap for more mesh axes");
+  using MeshAxis = detail::at_t<0, typename MeshT::axis_names>;
+  auto mapped = xmap<bind<Axis, MeshAxis>>(std::move(f), mesh);
+  return [mapped, devices = mesh.device_count()](auto&&... args) {
+    index_t extent = -1;
+    auto check = [&](const auto& arg) {
+      detail::tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+        if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) {
+          if constexpr (detail::contains_v<Axis, detail::visible_t<detail::expr_t<decltype(leaf)>>>)
+            extent = detail::extent_of<Axis>(detail::as_expr(leaf));
+        }
+      });
+    };
+    (check(args), ...);
+    if (extent != devices)
+      throw shape_error("nax: pmap over '" + std::string(axis_name<Axis>()) + "': its extent " + std::to_string(extent) +
+                        " must equal the " + std::to_string(devices) + " devices of the mesh");
+    return mapped(std::forward<decltype(args)>(args)...);
+  };
+}
+
+}  // namespace nax
