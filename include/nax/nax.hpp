@@ -15,3 +15,8 @@
 #include "backend/host/join.hpp"
 #include "backend/host/reduce.hpp"
 #include "backend/host/evaluate.hpp"
+#include "backend/host/permute.hpp"
+#include "transform/collectives.hpp"
+#include "transform/vmap.hpp"
+#include "transform/xmap.hpp"
+#include "tree/tree.hpp"

@@ -83,7 +83,8 @@ class Array {
       : Array(uninitialized, [&] {
           static_assert(detail::require_bound<typename E::unbound_type>::value);
           static_assert(detail::require_not_mapped<typename E::hidden_type>::value);
-          static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
+          static_assert(detail::require_same_axis_set<
+                        axes_type, detail::difference_t<typename E::axes_type, typename E::hidden_type>>::value);
           return detail::extents_by_name<axes_type>(expression);
         }()) {
     detail::evaluate_into(view(), expression);
@@ -115,7 +116,8 @@ class Array {
   Array& operator=(const E& expression) {
     static_assert(detail::require_bound<typename E::unbound_type>::value);
     static_assert(detail::require_not_mapped<typename E::hidden_type>::value);
-    static_assert(detail::require_same_axis_set<axes_type, typename E::axes_type>::value);
+    static_assert(detail::require_same_axis_set<
+                  axes_type, detail::difference_t<typename E::axes_type, typename E::hidden_type>>::value);
     auto extents = detail::extents_by_name<axes_type>(expression);
     if (extents == extents_ && data_)
       detail::evaluate_into(view(), expression);

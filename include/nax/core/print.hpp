@@ -2,6 +2,7 @@
 // values nested by axis, e.g. "(batch=2, in=3)\n[[1, 2, 3],\n [4, 5, 6]]".
 #pragma once
 #include <ostream>
+#include <string>
 #include <type_traits>
 
 #include "array.hpp"
@@ -30,6 +31,16 @@ void print_values(std::ostream& os, const ArrayView<T, As...>& v, std::size_t ax
   os << ']';
 }
 }  // namespace detail
+
+// "(batch=128, in=3)": the axes and extents of an array or view.
+template <class T, class... As>
+std::string describe(const ArrayView<T, As...>& v) {
+  return detail::describe_extents(axes<As...>{}, v.extents());
+}
+template <class T, class... As>
+std::string describe(const Array<T, As...>& a) {
+  return describe(a.view());
+}
 
 template <class T, class... As>
 std::ostream& operator<<(std::ostream& os, const ArrayView<T, As...>& v) {
