@@ -18,5 +18,6 @@
 #include "backend/host/permute.hpp"
 #include "transform/collectives.hpp"
 #include "transform/vmap.hpp"
+#include "mesh/global_array.hpp"
 #include "transform/xmap.hpp"
 #include "tree/tree.hpp"

@@ -14,6 +14,7 @@
 
 #include "../backend/host/assign.hpp"
 #include "../mesh/collective_host.hpp"
+#include "../mesh/global_array.hpp"
 #include "../mesh/mesh.hpp"
 #include "vmap.hpp"
 
@@ -112,6 +113,19 @@ auto finish_xmap_leaf(Leaf&& leaf) {
 template <class B>
 constexpr bool is_mesh_bound_v = !std::is_same_v<typename B::mesh_axis, local_axis>;
 
+template <class X>
+inline constexpr bool is_global_array_v = false;
+template <class T, class... As>
+inline constexpr bool is_global_array_v<GlobalArray<T, As...>> = true;
+
+// Arguments xmap maps: pytrees of arrays, or GlobalArrays (read shard by shard).
+template <class L, class Arg>
+constexpr bool xmap_argument_has() {
+  using D = std::remove_cvref_t<Arg>;
+  if constexpr (is_global_array_v<D>) return contains_v<L, typename D::axes_type>;
+  else return argument_mapped<L, mapped_t, Arg>();
+}
+
 // The position of the binding of logical axis A among Bs, or npos.
 template <class A, class... Bs>
 inline constexpr std::size_t binding_index_v = index_of_pack<A, typename Bs::logical...>();
@@ -136,7 +150,7 @@ struct xmapped {
   auto operator()(Args&&... args) const {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       static_assert((require_logical_axis_in_arguments<typename binding<I>::logical,
-                                                       any_argument_mapped<typename binding<I>::logical, in_axes_t<>, Args...>()>::value &&
+                                                       (xmap_argument_has<typename binding<I>::logical, Args>() || ...)>::value &&
                      ...));
     }(std::make_index_sequence<nb>{});
     std::array<placed_axis, nb> global{};
@@ -145,7 +159,8 @@ struct xmapped {
       (check_divides<binding<I>>(global[I]), ...);
     }(std::make_index_sequence<nb>{});
 
-    using Local = decltype(evaluate_outputs(run_on_device(global, args...), std::declval<host::context&>()));
+    (check_global_array_sharding(args), ...);
+    using Local = decltype(evaluate_outputs(run_on_device(global, 0, args...), std::declval<host::context&>()));
     std::optional<Local> results;
     std::mutex allocate;
     mesh.run([&](auto& device) {
@@ -161,7 +176,7 @@ struct xmapped {
       // Every device evaluates every output (the same collectives in the same order), in one
       // context so that shared work is done once; one device per shard writes the result.
       host::context ctx;
-      auto local = evaluate_outputs(run_on_device(placed, args...), ctx);
+      auto local = evaluate_outputs(run_on_device(placed, device.device(), args...), ctx);
       {
         std::lock_guard lock(allocate);
         if (!results) results.emplace(allocate_global(local));
@@ -195,6 +210,18 @@ struct xmapped {
     int first = 0, position = 0;
     auto visit = [&](const auto& arg) {
       ++position;
+      using D = std::remove_cvref_t<decltype(arg)>;
+      if constexpr (is_global_array_v<D>) {
+        if constexpr (contains_v<L, typename D::axes_type>) {
+          index_t e = arg.extents()[index_of_v<L, typename D::axes_type>];
+          if (p.global >= 0 && e != p.global)
+            throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) + "': arguments disagree on its extent: argument " +
+                              std::to_string(first) + " has " + std::to_string(p.global) + ", argument " +
+                              std::to_string(position) + " has " + std::to_string(e));
+          if (p.global < 0) p.global = e, first = position;
+        }
+        return;
+      } else
       tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
         using Leaf = decltype(leaf);
         if constexpr (!element<std::remove_cvref_t<Leaf>>) {
@@ -240,11 +267,56 @@ struct xmapped {
   }
 
   // f on this device: arguments placed (their parts, mapped axes hidden), outputs finished.
+  // A GlobalArray is read shard by shard: its split axes must be split as xmap binds them.
+  template <class Arg>
+  void check_global_array_sharding(const Arg& arg) const {
+    using D = std::remove_cvref_t<Arg>;
+    if constexpr (is_global_array_v<D>) {
+      [&]<class... As>(axes<As...>) {
+        std::size_t j = 0;
+        auto check = [&]<class A>(std::type_identity<A>) {
+          int expected = -1;
+          constexpr std::size_t k = binding_index_v<A, Bs...>;
+          if constexpr (k != npos) {
+            if constexpr (is_mesh_bound_v<binding<k>>)
+              expected = int(index_of_v<typename binding<k>::mesh_axis, typename Mesh::axis_names>);
+          }
+          if (arg.split_over()[j] >= 0 && arg.split_over()[j] != expected)
+            throw argument_error("nax: xmap: a GlobalArray argument splits axis '" + std::string(axis_name<A>()) +
+                                 "' differently from the xmap's bindings; gather() it or device_put it to match");
+          ++j;
+        };
+        (check(std::type_identity<As>{}), ...);
+      }(typename D::axes_type{});
+    }
+  }
+
   template <class... Args>
-  auto run_on_device(const std::array<placed_axis, nb>& placed, Args&&... args) const {
+  auto run_on_device(const std::array<placed_axis, nb>& placed, int device, Args&&... args) const {
     auto prepare = [&](auto&& arg) -> decltype(auto) {
       using Arg = decltype(arg);
-      if constexpr (!(argument_mapped<typename Bs::logical, mapped_t, Arg>() || ...))
+      using D = std::remove_cvref_t<Arg>;
+      if constexpr (is_global_array_v<D>) {
+        // This device's shard; axes split by the GlobalArray are already this device's part.
+        auto e = as_expr(arg.shard_of(device).view());
+        std::size_t k = 0;
+        auto step = [&]<class B>(auto current, std::type_identity<B>) {
+          using L = typename B::logical;
+          const placed_axis& p = placed[k++];
+          if constexpr (contains_v<L, typename D::axes_type>) {
+            constexpr std::size_t j = index_of_v<L, typename D::axes_type>;
+            if constexpr (is_mesh_bound_v<B>) {
+              if (arg.split_over()[j] < 0) return hide_axis<L>(narrow_axis<L>(std::move(current), p.offset, p.local));
+              return hide_axis<L>(narrow_axis<L>(std::move(current), 0, p.local));
+            } else {
+              return hide_axis<L>(narrow_axis<L>(std::move(current), 0, p.local));
+            }
+          } else {
+            return current;
+          }
+        };
+        return fold_steps(std::move(e), step, std::type_identity<Bs>{}...);
+      } else if constexpr (!(argument_mapped<typename Bs::logical, mapped_t, Arg>() || ...))
         return std::forward<Arg>(arg);
       else
         return tree_transform_leaves(std::forward<Arg>(arg), [&](auto&& leaf) {
