@@ -154,7 +154,11 @@ struct cast_to {
   template <class A>
   using result = T;
   template <class A>
-  NAX_HOST_DEVICE constexpr T operator()(A a) const { return static_cast<T>(a); }
+  NAX_HOST_DEVICE constexpr T operator()(A a) const {
+    // Through int: g++ 12 cannot vectorise bool -> floating conversions (same values).
+    if constexpr (std::is_same_v<A, bool> && !std::is_same_v<T, bool>) return static_cast<T>(static_cast<int>(a));
+    else return static_cast<T>(a);
+  }
 };
 
 }  // namespace nax::detail::fn

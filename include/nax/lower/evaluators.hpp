@@ -103,10 +103,17 @@ struct generate_eval {
   template <bool Unit>
   NAX_HOST_DEVICE value_type get(index_t i) const {
     index_t linear = row;
-    if constexpr (DependsInner) linear += i * coef[N - 1];
+    if constexpr (DependsInner) {
+      if constexpr (Unit) linear += i;
+      else linear += i * coef[N - 1];
+    }
     return f(seed.template get<Unit>(i), linear);
   }
-  bool unit_inner() const { return seed.unit_inner(); }
+  // Unit also promises that the linear index moves by 1 along the innermost axis.
+  bool unit_inner() const {
+    if constexpr (DependsInner) return seed.unit_inner() && coef[N - 1] == 1;
+    else return seed.unit_inner();
+  }
   template <class V>
   void visit_leaves(V&& v) const {
     seed.visit_leaves(v);

@@ -125,6 +125,10 @@ constexpr bool xmap_argument_has() {
   if constexpr (is_global_array_v<D>) return contains_v<L, typename D::axes_type>;
   else return argument_mapped<L, mapped_t, Arg>();
 }
+template <class L, class... Args>
+constexpr bool any_argument_has() {
+  return (xmap_argument_has<L, Args>() || ...);
+}
 
 // The position of the binding of logical axis A among Bs, or npos.
 template <class A, class... Bs>
@@ -150,7 +154,7 @@ struct xmapped {
   auto operator()(Args&&... args) const {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       static_assert((require_logical_axis_in_arguments<typename binding<I>::logical,
-                                                       (xmap_argument_has<typename binding<I>::logical, Args>() || ...)>::value &&
+                                                       any_argument_has<typename binding<I>::logical, Args...>()>::value &&
                      ...));
     }(std::make_index_sequence<nb>{});
     std::array<placed_axis, nb> global{};

@@ -3,6 +3,7 @@
 #pragma once
 #include <memory>
 
+#include "../../expr/collective.hpp"
 #include "join.hpp"
 
 namespace nax::detail::host {
