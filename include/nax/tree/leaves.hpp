@@ -39,8 +39,10 @@ void for_each_leaf(Tree&& tree, F& f) {
 // the leaf forwarded with the tree's value category (so f can write into a mutable tree).
 template <class Tree, class F>
 void tree_for_each_leaf(Tree&& tree, F&& f) {
-  static_assert(check_pytree<Tree>());
-  for_each_leaf<0>(std::forward<Tree>(tree), f);
+  if constexpr (!is_pytree<Tree>())
+    report_not_pytree<Tree>();
+  else
+    for_each_leaf<0>(std::forward<Tree>(tree), f);
 }
 
 }  // namespace detail
@@ -49,8 +51,12 @@ void tree_for_each_leaf(Tree&& tree, F&& f) {
 // references for a const tree), of the leaves moved out for an rvalue tree.
 template <class Tree>
 auto tree_leaves(Tree&& tree) {
-  static_assert(detail::check_pytree<Tree>());
-  return detail::leaves_of(std::forward<Tree>(tree));
+  if constexpr (!detail::is_pytree<Tree>()) {
+    detail::report_not_pytree<Tree>();
+    return std::tuple<>{};
+  } else {
+    return detail::leaves_of(std::forward<Tree>(tree));
+  }
 }
 
 }  // namespace nax

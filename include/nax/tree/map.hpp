@@ -62,19 +62,22 @@ auto pack_results(Results&& results) {
     static_assert(kind == tree_kind::std_array);
     return std::apply(
         []<class... Rs>(Rs&&... r) {
-          if constexpr (sizeof...(Rs) == 0) {
-            return std::array<std::tuple<>, 0>{};
-          } else {
-            using First = std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Rs...>>>;
-            if constexpr ((std::is_same_v<First, std::remove_cvref_t<Rs>> && ...))
-              return std::array<First, sizeof...(Rs)>{std::move(r)...};
-            else
-              return std::tuple<std::remove_cvref_t<Rs>...>(std::move(r)...);
-          }
+          using First = std::remove_cvref_t<std::tuple_element_t<0, std::tuple<Rs...>>>;
+          if constexpr ((std::is_same_v<First, std::remove_cvref_t<Rs>> && ...))
+            return std::array<First, sizeof...(Rs)>{std::move(r)...};
+          else
+            return std::tuple<std::remove_cvref_t<Rs>...>(std::move(r)...);
         },
         std::move(results));
   }
 }
+
+// U with the constness and value category of reference type From (an element of a node From).
+template <class From, class U>
+using copy_reference_t = std::conditional_t<
+    std::is_lvalue_reference_v<From>,
+    std::conditional_t<std::is_const_v<std::remove_reference_t<From>>, const U&, U&>,
+    std::conditional_t<std::is_const_v<std::remove_reference_t<From>>, const U&&, U&&>>;
 
 // The engine: calls leaf_fn(std::integral_constant<std::size_t, leaf index>, leaves...) at each
 // leaf and packs the results node by node. The trees must have the same structure.
@@ -95,6 +98,12 @@ auto map_leaves(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
   if constexpr (tree_kind_v<D> == tree_kind::leaf) {
     return leaf_fn(std::integral_constant<std::size_t, Offset>{}, std::forward<Tree>(tree),
                    std::forward<Trees>(trees)...);
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_array && node_size_v<D> == 0) {
+    // No element to map: the element type is what mapping one would give.
+    using Element = decltype(map_leaves<Offset>(
+        leaf_fn, std::declval<copy_reference_t<Tree&&, typename D::value_type>>(),
+        std::declval<copy_reference_t<Trees&&, typename std::remove_cvref_t<Trees>::value_type>>()...));
+    return std::array<Element, 0>{};
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       using Results = std::tuple<decltype(map_child<Offset, I>(leaf_fn, std::forward<Tree>(tree),
@@ -110,8 +119,8 @@ auto map_leaves(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
 // category: an rvalue tree's Arrays can be moved from), for transforms that rebuild trees.
 template <class Tree, class F>
 auto tree_transform_leaves(Tree&& tree, F&& f) {
-  if constexpr (!check_pytree<Tree>()) {
-    return;  // require_pytree has named the type that is not a tree
+  if constexpr (!is_pytree<Tree>()) {
+    report_not_pytree<Tree>();
   } else {
     auto leaf_fn = [&](auto, auto&& leaf) { return f(std::forward<decltype(leaf)>(leaf)); };
     return map_leaves<0>(leaf_fn, std::forward<Tree>(tree));
@@ -123,8 +132,8 @@ auto tree_transform_leaves(Tree&& tree, F&& f) {
 // each leaf with its position.
 template <class Tree, class F>
 auto tree_transform_leaves_indexed(Tree&& tree, F&& f) {
-  if constexpr (!check_pytree<Tree>()) {
-    return;  // require_pytree has named the type that is not a tree
+  if constexpr (!is_pytree<Tree>()) {
+    report_not_pytree<Tree>();
   } else {
     auto leaf_fn = [&](auto index, auto&& leaf) { return f(std::forward<decltype(leaf)>(leaf), index); };
     return map_leaves<0>(leaf_fn, std::forward<Tree>(tree));
@@ -137,10 +146,10 @@ auto tree_transform_leaves_indexed(Tree&& tree, F&& f) {
 // error naming the first subtrees that differ); returns a pytree of the results (rules above).
 template <class F, class Tree, class... MoreTrees>
 auto tree_map(F&& f, Tree&& tree, MoreTrees&&... more_trees) {
-  constexpr bool valid = detail::check_pytree<Tree>() &&
-                        (detail::check_same_structure<Tree, MoreTrees>() && ... && true);
-  if constexpr (!valid) {
-    return;  // check_pytree or check_same_structure has stated why, naming the types
+  if constexpr (!detail::is_pytree<Tree>()) {
+    detail::report_not_pytree<Tree>();
+  } else if constexpr (!(detail::same_structure_v<Tree, MoreTrees> && ...)) {
+    (detail::report_structure_mismatch<Tree, MoreTrees>(), ...);
   } else {
     auto leaf_fn = [&](auto, auto&&... leaves) {
       return f(detail::leaf_argument(std::forward<decltype(leaves)>(leaves))...);

@@ -33,10 +33,12 @@ auto reduce_children(F& f, Acc&& acc, const Tree& tree) {
 // as its const view, so `[](auto n, auto x) { return n + x.size(); }` copies no data).
 template <class F, class Tree, class Init>
 auto tree_reduce(F&& f, const Tree& tree, Init init) {
-  if constexpr (!detail::check_pytree<Tree>())
-    return init;  // require_pytree has named the type that is not a tree
-  else
+  if constexpr (!detail::is_pytree<Tree>()) {
+    detail::report_not_pytree<Tree>();
+    return init;
+  } else {
     return detail::reduce_leaves(f, std::move(init), tree);
+  }
 }
 
 }  // namespace nax

@@ -33,28 +33,7 @@ struct require_same_structure {
   static constexpr bool value = true;
 };
 
-// True when the trees match level by level down to the leaves. Instantiates
-// require_same_structure (a compile error naming both subtrees) at each place they differ.
-template <class Left, class Right>
-constexpr bool check_same_structure() {
-  using L = std::remove_cvref_t<Left>;
-  using R = std::remove_cvref_t<Right>;
-  static_assert(require_pytree<L>::value && require_pytree<R>::value);
-  if constexpr (tree_kind_v<L> == tree_kind::not_a_tree || tree_kind_v<R> == tree_kind::not_a_tree) {
-    return false;
-  } else if constexpr (!same_node_shape_v<L, R>) {
-    static_assert(require_same_structure<L, R>::value);
-    return false;
-  } else if constexpr (tree_kind_v<L> == tree_kind::leaf) {
-    return true;
-  } else {
-    return []<std::size_t... I>(std::index_sequence<I...>) {
-      return (check_same_structure<tree_child_t<I, L&>, tree_child_t<I, R&>>() && ...);
-    }(std::make_index_sequence<node_size_v<L>>{});
-  }
-}
-
-// Without the diagnostic, for overload sets and tests.
+// True when the trees match level by level down to the leaves (leaf types may differ).
 template <class Left, class Right>
 constexpr bool same_structure() {
   using L = std::remove_cvref_t<Left>;
@@ -73,5 +52,24 @@ constexpr bool same_structure() {
 
 template <class Left, class Right>
 inline constexpr bool same_structure_v = same_structure<Left, Right>();
+
+// The compile error for trees of different structures: instantiates require_same_structure at
+// each place they differ. Called (never constant-evaluated) where same_structure is false, so
+// that the static_assert is the only error the user reads.
+template <class Left, class Right>
+void report_structure_mismatch() {
+  using L = std::remove_cvref_t<Left>;
+  using R = std::remove_cvref_t<Right>;
+  if constexpr (tree_kind_v<L> == tree_kind::not_a_tree || tree_kind_v<R> == tree_kind::not_a_tree) {
+    report_not_pytree<L>();
+    report_not_pytree<R>();
+  } else if constexpr (!same_node_shape_v<L, R>) {
+    (void)require_same_structure<L, R>::value;
+  } else if constexpr (tree_kind_v<L> != tree_kind::leaf) {
+    []<std::size_t... I>(std::index_sequence<I...>) {
+      (report_structure_mismatch<tree_child_t<I, L&>, tree_child_t<I, R&>>(), ...);
+    }(std::make_index_sequence<node_size_v<L>>{});
+  }
+}
 
 }  // namespace nax::detail

@@ -164,18 +164,19 @@ constexpr bool is_pytree() {
     }(std::make_index_sequence<node_size_v<X>>{});
 }
 
-// As is_pytree, and a compile error (require_pytree) naming each type that is not a tree.
+// The compile error for a type that is not a pytree: instantiates require_pytree for each part
+// that is neither a leaf nor a node. Called (never constant-evaluated) where is_pytree is false,
+// so that the static_assert is the only error the user reads.
 template <class X>
-constexpr bool check_pytree() {
-  static_assert(require_pytree<std::remove_cvref_t<X>>::value);
-  if constexpr (tree_kind_v<X> == tree_kind::leaf)
-    return true;
-  else if constexpr (tree_kind_v<X> == tree_kind::not_a_tree)
-    return false;
-  else
-    return []<std::size_t... I>(std::index_sequence<I...>) {
-      return (check_pytree<tree_child_t<I, std::remove_cvref_t<X>&>>() && ...);
-    }(std::make_index_sequence<node_size_v<X>>{});
+void report_not_pytree() {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (tree_kind_v<D> == tree_kind::not_a_tree) {
+    (void)require_pytree<D>::value;
+  } else if constexpr (is_tree_node_v<D>) {
+    []<std::size_t... I>(std::index_sequence<I...>) {
+      (report_not_pytree<tree_child_t<I, D&>>(), ...);
+    }(std::make_index_sequence<node_size_v<D>>{});
+  }
 }
 }  // namespace detail
 
