@@ -50,10 +50,15 @@ constexpr auto promote_impl() {
     static_assert(require_promotable<A, B>::value);
     using S = std::conditional_t<std::is_signed_v<A>, A, B>;
     using U = std::conditional_t<std::is_signed_v<A>, B, A>;
+    // The smallest signed type that holds both, as JAX: int8 + uint8 -> int16, int32 + uint32 -> int64.
     if constexpr (sizeof(S) > sizeof(U))
       return S{};
+    else if constexpr (sizeof(U) == 1)
+      return std::int16_t{};
+    else if constexpr (sizeof(U) == 2)
+      return std::int32_t{};
     else
-      return std::int64_t{};  // int32 + uint32 -> int64, as JAX
+      return std::int64_t{};
   }
 }
 

@@ -70,7 +70,15 @@ decltype(auto) weak_operand(X&& x) {
   using D = std::remove_cvref_t<X>;
   if constexpr (element<D>) {
     using V = typename expr_t<Other>::value_type;
-    return Scalar<weak_promote_t<V, D>>{{}, static_cast<weak_promote_t<V, D>>(x)};
+    using W = weak_promote_t<V, D>;
+    // A number that does not fit the array's integer type is an error, as in JAX (never a wrap).
+    if constexpr (std::is_integral_v<W> && std::is_integral_v<D> && !std::is_same_v<W, bool>) {
+      if (static_cast<D>(static_cast<W>(x)) != x || ((x < D(0)) != (static_cast<W>(x) < W(0))))
+        throw argument_error("nax: the number " + std::to_string(x) + " does not fit the array's element type (" +
+                             std::to_string(sizeof(W) * 8) + "-bit " + (std::is_signed_v<W> ? "signed" : "unsigned") +
+                             " integer); convert the array with nax::cast<T> first");
+    }
+    return Scalar<W>{{}, static_cast<W>(x)};
   } else {
     return std::forward<X>(x);
   }

@@ -11,6 +11,14 @@
 
 namespace nax::detail::fn {
 
+// Integer arithmetic wraps (two's complement) as XLA does, instead of signed overflow's
+// undefined behaviour: computed in the unsigned type of the same size.
+template <class R>
+NAX_HOST_DEVICE constexpr auto wrapping(R x) {
+  if constexpr (std::is_integral_v<R> && std::is_signed_v<R>) return static_cast<std::make_unsigned_t<R>>(x);
+  else return x;
+}
+
 // Unary ops that keep the element type.
 #define NAX_SAME_TYPE_UNARY(NAME, BODY)                           \
   struct NAME {                                                  \
@@ -19,9 +27,9 @@ namespace nax::detail::fn {
     template <class A>                                           \
     NAX_HOST_DEVICE constexpr A operator()(A x) const { BODY; }   \
   };
-NAX_SAME_TYPE_UNARY(negate, return static_cast<A>(-x))
-NAX_SAME_TYPE_UNARY(abs, if constexpr (std::is_unsigned_v<A>) return x; else return x < A(0) ? static_cast<A>(-x) : x)
-NAX_SAME_TYPE_UNARY(square, return static_cast<A>(x * x))
+NAX_SAME_TYPE_UNARY(negate, if constexpr (std::is_same_v<A, bool>) return x; else return static_cast<A>(-wrapping(x)))
+NAX_SAME_TYPE_UNARY(abs, if constexpr (std::is_unsigned_v<A>) return x; else return x < A(0) ? static_cast<A>(-wrapping(x)) : x)
+NAX_SAME_TYPE_UNARY(square, return static_cast<A>(wrapping(x) * wrapping(x)))
 NAX_SAME_TYPE_UNARY(relu, return x < A(0) ? A(0) : x)  // NaN stays NaN, as jax.nn.relu
 #undef NAX_SAME_TYPE_UNARY
 
@@ -64,9 +72,9 @@ NAX_FLOAT_UNARY(log_sigmoid, return -(std::log1p(std::exp(-std::abs(x))) + (x < 
       BODY;                                                              \
     }                                                                    \
   };
-NAX_PROMOTING_BINARY(plus, return static_cast<R>(x + y))
-NAX_PROMOTING_BINARY(minus, return static_cast<R>(x - y))
-NAX_PROMOTING_BINARY(multiplies, return static_cast<R>(x * y))
+NAX_PROMOTING_BINARY(plus, return static_cast<R>(wrapping(x) + wrapping(y)))
+NAX_PROMOTING_BINARY(minus, return static_cast<R>(wrapping(x) - wrapping(y)))
+NAX_PROMOTING_BINARY(multiplies, return static_cast<R>(wrapping(x) * wrapping(y)))
 // Integer division by zero gives -1 (all bits set) and MIN / -1 gives MIN, as XLA does:
 // defined results instead of undefined behaviour.
 NAX_PROMOTING_BINARY(divides, if constexpr (std::is_integral_v<R> && !std::is_same_v<R, bool>) {
@@ -82,9 +90,9 @@ NAX_PROMOTING_BINARY(pow, if constexpr (std::is_floating_point_v<R>) return std:
   if (y < R(0)) return x == R(1) ? R(1) : (x == R(-1) ? ((y & R(1)) ? R(-1) : R(1)) : R(0));
   R result = 1;
   while (y != R(0)) {
-    if (y & R(1)) result = static_cast<R>(result * x);
-    x = static_cast<R>(x * x);
+    if (y & R(1)) result = static_cast<R>(wrapping(result) * wrapping(x));
     y = static_cast<R>(y >> 1);
+    if (y != R(0)) x = static_cast<R>(wrapping(x) * wrapping(x));  // no square past the last bit
   }
   return result;
 })

@@ -93,7 +93,8 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
       std::size_t g = 0;
       ((ev.base += strides[g] * p.offset[index_of_v<Gs, NA>],
         [&] {
-          for (std::size_t k = 0; k < N; ++k) ev.coef[k] += strides[g] * p.coef[index_of_v<Gs, NA>][k];
+          if constexpr (N > 0)
+            for (std::size_t k = 0; k < N; ++k) ev.coef[k] += strides[g] * p.coef[index_of_v<Gs, NA>][k];
         }(),
         ++g),
        ...);

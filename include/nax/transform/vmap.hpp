@@ -260,6 +260,7 @@ auto vmap(F f, Options... options) {
     if constexpr (std::is_same_v<std::remove_cvref_t<decltype(option)>, map_size>) size = option.extent;
   };
   (take_size(options), ...);
+  (void)take_size;  // unused when there are no options
   return detail::vmapped<N, F, InSpec, OutSpec, has_size>{std::move(f), size};
 }
 

@@ -63,7 +63,7 @@ auto materialise_node(const Merge<C, Outer, Inner, Merged>& node, context& ctx) 
     index_t ei = v.extents()[index_of_v<Inner, LA>], si = v.strides()[index_of_v<Inner, LA>];
     index_t stride;
     if (ei == 1) stride = so;
-    else if (eo == 1 || so == ei * si) stride = si;
+    else if (eo <= 1 || ei == 0 || so == ei * si) stride = si;  // an empty merge reads nothing
     else return std::nullopt;
     std::array<index_t, NA::size> strides{};
     [&]<class... Ax>(axes<Ax...>) {
@@ -77,7 +77,10 @@ auto materialise_node(const Merge<C, Outer, Inner, Merged>& node, context& ctx) 
   using Layout = typename Node::layout_axes;
   auto laid_out = std::make_shared<array_for_t<T, Layout>>(extents_by_name<Layout>(node.child));
   assign_in_context(laid_out->view(), node.child, ctx);
-  return *merged_leaf(leaf_of(std::as_const(*laid_out).view(), laid_out));
+  // Outer and Inner are adjacent and contiguous in the layout, so this always merges.
+  auto merged = merged_leaf(leaf_of(std::as_const(*laid_out).view(), laid_out));
+  if (!merged) throw shape_error("nax: merge: internal layout error");
+  return *merged;
 }
 
 }  // namespace nax::detail::host
