@@ -13,10 +13,15 @@ namespace nax::detail::fn {
 
 // Integer arithmetic wraps (two's complement) as XLA does, instead of signed overflow's
 // undefined behaviour: computed in the unsigned type of the same size.
+// Types narrower than int compute in unsigned int (uint16 * uint16 would promote to int).
 template <class R>
 NAX_HOST_DEVICE constexpr auto wrapping(R x) {
-  if constexpr (std::is_integral_v<R> && std::is_signed_v<R>) return static_cast<std::make_unsigned_t<R>>(x);
-  else return x;
+  if constexpr (std::is_integral_v<R> && !std::is_same_v<R, bool>) {
+    using U = std::conditional_t<(sizeof(R) < sizeof(unsigned)), unsigned, std::make_unsigned_t<R>>;
+    return static_cast<U>(x);
+  } else {
+    return x;
+  }
 }
 
 // Unary ops that keep the element type.

@@ -29,7 +29,7 @@ std::optional<flat_group> flatten_group(const ArrayView<const T, As...>& view) {
            constexpr std::size_t j = index_of_v<Gs, axes<As...>>;
            index_t e = view.extents()[j], s = view.strides()[j];
            out.extent *= e;
-           if (e == 1) return;
+           if (e <= 1) return;  // an empty group reads nothing: any stride will do
            if (any && previous_stride != s * e) ok = false;
            (void)previous_extent;
            previous_stride = s;
@@ -38,6 +38,7 @@ std::optional<flat_group> flatten_group(const ArrayView<const T, As...>& view) {
          }()),
      ...);
   }(G{});
+  if (out.extent == 0) return flat_group{0, 0};
   if (!ok) return std::nullopt;
   out.stride = any ? previous_stride : 0;
   return out;
@@ -68,7 +69,9 @@ packed_operand<T> gemm_view(const E& e, context& ctx) {
   auto packed = std::make_shared<array_for_t<T, Packed>>(extents_by_name<Packed>(e));
   assign_in_context(packed->view(), make_map<fn::cast_to<T>>(e), ctx);
   auto leaf = leaf_of(std::as_const(*packed).view(), packed);
-  return *from_leaf(leaf);
+  auto operand = from_leaf(leaf);  // a packed row-major operand always flattens
+  if (!operand) throw shape_error("nax: dot: internal packing error");
+  return *operand;
 }
 
 template <class A, class B, class... K>
