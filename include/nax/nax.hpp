@@ -20,4 +20,5 @@
 #include "transform/vmap.hpp"
 #include "mesh/global_array.hpp"
 #include "transform/xmap.hpp"
+#include "random/random.hpp"
 #include "tree/tree.hpp"
