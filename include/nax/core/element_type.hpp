@@ -79,11 +79,19 @@ promote_wrap<promote_t<A, B>> operator|(promote_wrap<A>, promote_wrap<B>);
 template <class... Ts>
 using promote_all_t = typename decltype((detail::promote_wrap<Ts>{} | ...))::type;
 
+namespace detail {
+// promote_t, computed only when asked for (uint64 next to a weak int must not instantiate it).
+template <class A, class B>
+struct lazy_promote {
+  using type = promote_t<A, B>;
+};
+}  // namespace detail
+
 // The type a C++ scalar takes next to an array of type ArrayT: JAX's weak typing.
 template <class ArrayT, class ScalarT>
 using weak_promote_t =
-    std::conditional_t<(detail::kind_v<ScalarT> <= detail::kind_v<ArrayT>), ArrayT,
-                       promote_t<ArrayT, ScalarT>>;
+    typename std::conditional_t<(detail::kind_v<ScalarT> <= detail::kind_v<ArrayT>), std::type_identity<ArrayT>,
+                                detail::lazy_promote<ArrayT, ScalarT>>::type;
 
 // The floating type transcendental functions return: float stays float, integers -> double.
 template <class T>

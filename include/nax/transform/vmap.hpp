@@ -109,6 +109,15 @@ struct require_replicated_output_not_mapped {
   static constexpr bool value = true;
 };
 
+template <class N, bool Shadowed>
+struct require_no_shadowed_reveal {
+  static_assert(!Shadowed,
+                "nax: an inner vmap over N returns a value that varies over N while an enclosing map also binds N: "
+                "the two axes would share one name; give the inner map another axis name, or reduce the output "
+                "(psum, ...) and declare it out_axes(replicated)");
+  static constexpr bool value = true;
+};
+
 // An output leaf of f: N resolved, revealed (or broadcast) at its position, shadowing undone.
 template <class N, class Spec, class Leaf>
 auto finish_leaf(Leaf&& leaf, index_t extent) {
@@ -122,6 +131,7 @@ auto finish_leaf(Leaf&& leaf, index_t extent) {
       constexpr std::size_t P = Spec::position;
       static_assert(require_position_in_range<N, visible_t<R>, P>::value);
       if constexpr (contains_v<N, hidden_t<R>>) {
+        static_assert(require_no_shadowed_reveal<N, contains_v<shadowed_axis<N>, typename R::axes_type>>::value);
         return reveal_axis<N, P>(std::move(r));
       } else {
         // An output that does not vary over N is broadcast along it (as jax.vmap does).

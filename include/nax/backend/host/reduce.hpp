@@ -82,11 +82,14 @@ void reduce_into(const Child& child, context& ctx, T* out) {
   // its own partial outputs, combined at the end.
   const index_t tiles = n > tile_elements ? (n + tile_elements - 1) / tile_elements : 1;
   const index_t items = groups * rows * tiles;
-  std::vector<T> partial(static_cast<std::size_t>(threads) * out_count, Op::template identity<T>());
+  // Not std::vector: vector<bool> has no data().
+  const std::size_t partial_count = static_cast<std::size_t>(threads) * static_cast<std::size_t>(out_count);
+  std::unique_ptr<T[]> partial(new T[partial_count]);
+  std::fill_n(partial.get(), partial_count, Op::template identity<T>());
 #pragma omp parallel
   {
     auto local = ev;
-    T* mine = partial.data() + static_cast<std::size_t>(thread_id()) * out_count;
+    T* mine = partial.get() + static_cast<std::size_t>(thread_id()) * out_count;
 #pragma omp for schedule(static)
     for (index_t item = 0; item < items; ++item) {
       index_t tile = item % tiles, gm = item / tiles;
