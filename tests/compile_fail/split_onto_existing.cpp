@@ -1,0 +1,15 @@
+// expect: axis name already taken: the new axis name is already an axis of the expression
+// expect: require_axis_absent<in,
+// split into a name the operand already has.
+#include <nax/nax.hpp>
+
+NAX_AXIS(batch);
+NAX_AXIS(in);
+NAX_AXIS(out);
+NAX_AXIS(b2);
+
+int main() {
+  nax::Array<float, batch, in> x({4, 3});
+  auto s = nax::split<batch, in, b2>(x, 2);  // x already has in
+  (void)s;
+}
