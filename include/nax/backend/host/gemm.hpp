@@ -10,6 +10,7 @@
 #include <nax/backend/host/gemm_cblas.hpp>
 #endif
 
+#include <algorithm>
 #include <climits>
 #include <type_traits>
 #include <utility>
@@ -62,7 +63,7 @@ void gemm_loop(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_ope
                T beta, gemm_output<T> C) {
   const index_t rows = batch * M;
   const int threads = gemm_thread_count(static_cast<double>(rows) * static_cast<double>(N) * static_cast<double>(K));
-  gemm_parallel_for(threads, rows, (rows + threads - 1) / threads, [&](index_t row) {
+  gemm_parallel_for(threads, rows, std::max<index_t>(1, rows / (8 * threads)), [&](index_t row) {
     const index_t b = row / M, i = row % M;
     const T* a = A.data + b * A.batch_stride + i * A.row_stride;
     T* c = C.data + b * C.batch_stride + i * C.row_stride;
@@ -86,7 +87,8 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
                   T beta, gemm_output<T> C) {
   static_assert(std::is_arithmetic_v<T>, "gemm: the element type must be arithmetic");
   if (batch <= 0 || M <= 0 || N <= 0) return;
-  const bool column_major_output = C.row_stride == 1 && C.col_stride != 1;
+  // (The stride of an axis of extent 1 means nothing.)
+  const bool column_major_output = C.row_stride == 1 && C.col_stride != 1 && M > 1 && N > 1;
   if constexpr (!gemm_has_packed_kernel<T>) {
     // The loop runs along rows of C: make them contiguous if C's columns are.
     if (column_major_output) gemm_transpose_problem(M, N, A, B, C);

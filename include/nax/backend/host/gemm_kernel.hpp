@@ -271,13 +271,14 @@ inline int gemm_thread_count(double work) {
 #endif
 }
 
-// body(i) for i in [0, count), in chunks of `chunk` dealt round robin to `threads` threads;
-// a plain loop when one thread will do (an OpenMP region costs even with if(false)).
+// body(i) for i in [0, count) on `threads` threads, which take chunks of `chunk` as they
+// become free (on a loaded machine a thread that lost its core leaves its share to the
+// others); a plain loop when one thread will do (an OpenMP region costs even with if(false)).
 template <class Body>
 void gemm_parallel_for(int threads, index_t count, index_t chunk, const Body& body) {
 #if defined(_OPENMP)
   if (threads > 1 && count > 1) {
-#pragma omp parallel for schedule(static, chunk) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads)
     for (index_t i = 0; i < count; ++i) body(i);
     return;
   }
