@@ -4,14 +4,16 @@
 //   int main(int argc, char** argv) {
 //     nax::mpi::environment env(argc, argv);            // MPI_Init_thread ... MPI_Finalize
 //     nax::Mesh<data> mesh(nax::mpi::world(), {nax::mpi::world().count()});
-//     mesh.run([&](auto& device) { device.template comm<data>().all_reduce(buffer); });
+//     mesh.run([&](nax::device_context<data>& device) { device.comm<data>().all_reduce(buffer); });
 //   }
 //   mpirun -np 4 ./program
 //
 // MPI is not initialised lazily: world() requires an initialised MPI (from an environment, or
 // from the program's own MPI_Init, in which case the program finalises it too). A Mesh over
 // world() is collective: every rank builds the same meshes in the same order, and destroys them
-// before the environment ends. Its run(f) calls f on this rank's device only.
+// before the environment ends. Its run(f) calls f on this rank's device only, in the calling
+// thread (with the default MPI_THREAD_FUNNELED, call run from the thread that created the
+// environment; ask for MPI_THREAD_MULTIPLE to call collectives from other threads).
 #pragma once
 #include <mpi.h>
 

@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,7 @@ class host_runtime final : public mesh_runtime {
         if (!group) {
           groups_.push_back(std::make_unique<host_group>(
               geometry.group_size(axes), "host group " + geometry.group_text(device, axes),
-              &abort_));
+              &abort_, devices));
           group = groups_.back().get();
         }
         members[static_cast<std::size_t>(device)] =
@@ -53,6 +54,12 @@ class host_runtime final : public mesh_runtime {
   std::vector<int> const& local_devices() const override { return local_; }
 
   void run(std::function<void(int)> const& body) override {
+    if (pool_.is_worker_thread())
+      throw device_error("Mesh::run: called from inside a device of the same mesh (nested run "
+                         "would wait for itself)");
+    // One run at a time, its reset included: resetting the groups while another caller's run
+    // is under way would corrupt its barriers.
+    std::unique_lock serial(run_mutex_);
     auto failures = pool_.run([&](int device) {
       struct departure {  // whatever way the device leaves, its groups stop waiting for it
         host_runtime* runtime;
@@ -74,6 +81,7 @@ class host_runtime final : public mesh_runtime {
     });
     for (auto& group : groups_) group->reset();
     abort_.reset();
+    serial.unlock();
     // The first original failure (by device index), else the first secondary one.
     std::exception_ptr secondary;
     for (auto const& failure : failures) {
@@ -96,6 +104,7 @@ class host_runtime final : public mesh_runtime {
   std::vector<std::vector<host_communicator*>> comms_;    // [axis set][device]
   std::vector<std::vector<host_group*>> device_groups_;  // [device]: the groups it belongs to
   std::vector<int> local_;
+  std::mutex run_mutex_;
   device_thread_pool pool_;  // last: its threads start after everything else exists
 };
 

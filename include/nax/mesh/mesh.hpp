@@ -5,10 +5,11 @@
 //
 //   NAX_AXIS(data); NAX_AXIS(model);
 //   nax::Mesh<data, model> mesh(nax::host::devices(8), {4, 2});
-//   mesh.run([&](auto& device) {
+//   mesh.run([&](nax::device_context<data, model>& device) {
 //     float x = device.coordinate<data>();
 //     device.comm<data>().all_reduce(&x, 1);      // sum over the 4 devices of this model column
 //   });
+// (In a generic lambda, `auto& device`, write device.template comm<data>().)
 #pragma once
 #include <array>
 #include <cstddef>
@@ -124,6 +125,8 @@ class device_context {
   detail::communicator& comm() const {
     return mesh_->template comm<As...>(device_);
   }
+  // The same by axis set as a bit mask (bit i = the i-th mesh axis), for generic code.
+  detail::communicator& comm(detail::axis_mask axes) const { return mesh_->comm(axes, device_); }
   Mesh<Names...> const& mesh() const { return *mesh_; }
 
  private:
@@ -216,11 +219,26 @@ class Mesh {
   template <class... As>
   detail::communicator& comm(int device) const {
     static_assert(detail::check_comm_axes_v<axis_names, As...>);
+    return comm(detail::mesh_axis_mask<axis_names, As...>(), device);
+  }
+
+  // The bit mask of the mesh axes As (bit i = the i-th of Names), checked like comm<As...>().
+  template <class... As>
+  static constexpr detail::axis_mask axis_mask_of() {
+    static_assert(detail::check_comm_axes_v<axis_names, As...>);
+    return detail::mesh_axis_mask<axis_names, As...>();
+  }
+  // comm<As...>(device) with the axis set as a run-time mask (argument_error if empty or
+  // naming bits beyond the mesh's axes).
+  detail::communicator& comm(detail::axis_mask axes, int device) const {
     require_device(device, "comm");
+    if (axes == 0 || axes >= (detail::axis_mask{1} << rank))
+      throw argument_error(name() + "::comm: axis mask " + std::to_string(axes) +
+                           " names no mesh axis or one beyond the mesh's " + std::to_string(rank));
     if (!runtime_->is_local(device))
       throw argument_error(name() + "::comm: device " + std::to_string(device) +
                            " is not run by this process (its devices: " + local_text() + ")");
-    return runtime_->comm(detail::mesh_axis_mask<axis_names, As...>(), device);
+    return runtime_->comm(axes, device);
   }
 
   // Calls f(device_context<Names...>&) once for every local device, concurrently (host devices:

@@ -7,8 +7,9 @@
 // through one small MPI_Allreduce, so that a mismatch raises the same device_error on every rank
 // instead of truncating or hanging; set_agreement_checks(false) skips it. MPI errors come back
 // as codes (MPI_ERRORS_RETURN on every communicator) and become device_error with the call and
-// MPI_Error_string. Floating max/min use NaN-propagating user ops (as the host communicator and
-// XLA); bool sum/max are logical or, prod/min logical and; integer sums wrap.
+// MPI_Error_string. Reductions mean what they mean on host groups: floating max/min propagate NaN
+// and 8/16-bit integer sums and products wrap (nax's own MPI_Ops, see mpi_ops), bool sum/max are
+// logical or, prod/min logical and.
 #pragma once
 #include <mpi.h>
 
@@ -73,37 +74,60 @@ inline MPI_Datatype mpi_datatype(dtype type) {
 }
 
 namespace mpi_ops {
-template <class T, bool Max>
-void nan_propagating(void* in, void* inout, int* length, MPI_Datatype*) {
+// MPI user function: inout[i] = in[i] op inout[i], with nax's combine semantics.
+template <class T, reduce_op Op>
+void combine(void* in, void* inout, int* length, MPI_Datatype*) {
   T const* a = static_cast<T const*>(in);
   T* b = static_cast<T*>(inout);
-  for (int i = 0; i < *length; ++i)
-    b[i] = Max ? comm_kernels::combine_max(a[i], b[i]) : comm_kernels::combine_min(a[i], b[i]);
+  for (int i = 0; i < *length; ++i) {
+    if constexpr (Op == reduce_op::sum) b[i] = comm_kernels::combine_sum(a[i], b[i]);
+    else if constexpr (Op == reduce_op::prod) b[i] = comm_kernels::combine_prod(a[i], b[i]);
+    else if constexpr (Op == reduce_op::max) b[i] = comm_kernels::combine_max(a[i], b[i]);
+    else b[i] = comm_kernels::combine_min(a[i], b[i]);
+  }
 }
 
+// nax's own MPI_Ops where the built-in ones differ from nax's semantics:
+// - floating max/min: MPI_MAX/MPI_MIN do not propagate NaN;
+// - 8- and 16-bit integer sum/prod: Open MPI 4.1's AVX reductions saturate instead of wrapping
+//   (open-mpi/ompi#8045, closed as wontfix).
 // Created on first use (after MPI_Init), never freed: MPI_Finalize releases them.
 struct user_ops {
-  MPI_Op max_f32, min_f32, max_f64, min_f64;
+  MPI_Op table[11][4];
   user_ops() {
-    mpi_check(MPI_Op_create(&nan_propagating<float, true>, 1, &max_f32), "MPI_Op_create", "(max)");
-    mpi_check(MPI_Op_create(&nan_propagating<float, false>, 1, &min_f32), "MPI_Op_create", "(min)");
-    mpi_check(MPI_Op_create(&nan_propagating<double, true>, 1, &max_f64), "MPI_Op_create", "(max)");
-    mpi_check(MPI_Op_create(&nan_propagating<double, false>, 1, &min_f64), "MPI_Op_create", "(min)");
+    for (auto& row : table)
+      for (auto& op : row) op = MPI_OP_NULL;
+    make<float, reduce_op::max>(dtype::f32);
+    make<float, reduce_op::min>(dtype::f32);
+    make<double, reduce_op::max>(dtype::f64);
+    make<double, reduce_op::min>(dtype::f64);
+    make<std::int8_t, reduce_op::sum>(dtype::i8);
+    make<std::int8_t, reduce_op::prod>(dtype::i8);
+    make<std::uint8_t, reduce_op::sum>(dtype::u8);
+    make<std::uint8_t, reduce_op::prod>(dtype::u8);
+    make<std::int16_t, reduce_op::sum>(dtype::i16);
+    make<std::int16_t, reduce_op::prod>(dtype::i16);
+    make<std::uint16_t, reduce_op::sum>(dtype::u16);
+    make<std::uint16_t, reduce_op::prod>(dtype::u16);
+  }
+  template <class T, reduce_op Op>
+  void make(dtype type) {
+    mpi_check(MPI_Op_create(&combine<T, Op>, 1,
+                            &table[static_cast<int>(type)][static_cast<int>(Op)]),
+              "MPI_Op_create", std::string("(") + std::string(reduce_op_name(Op)) + " of " +
+                                   std::string(dtype_name(type)) + ")");
   }
 };
-inline user_ops const& get() {
+inline MPI_Op find(dtype type, reduce_op op) {
   static user_ops const ops;
-  return ops;
+  return ops.table[static_cast<int>(type)][static_cast<int>(op)];
 }
 }  // namespace mpi_ops
 
 inline MPI_Op mpi_operation(dtype type, reduce_op op) {
   if (type == dtype::boolean)
     return (op == reduce_op::sum || op == reduce_op::max) ? MPI_LOR : MPI_LAND;
-  if (type == dtype::f32 || type == dtype::f64) {
-    if (op == reduce_op::max) return type == dtype::f32 ? mpi_ops::get().max_f32 : mpi_ops::get().max_f64;
-    if (op == reduce_op::min) return type == dtype::f32 ? mpi_ops::get().min_f32 : mpi_ops::get().min_f64;
-  }
+  if (MPI_Op own = mpi_ops::find(type, op); own != MPI_OP_NULL) return own;
   switch (op) {
     case reduce_op::sum: return MPI_SUM;
     case reduce_op::prod: return MPI_PROD;

@@ -3,7 +3,7 @@
 // count, at least 1), so that n devices on a few cores do not oversubscribe them.
 #pragma once
 #include <algorithm>
-#include <condition_variable>
+#include <atomic>
 #include <cstdint>
 #include <exception>
 #include <functional>
@@ -33,35 +33,33 @@ class device_thread_pool {
   device_thread_pool(const device_thread_pool&) = delete;
   device_thread_pool& operator=(const device_thread_pool&) = delete;
   ~device_thread_pool() {
-    {
-      std::lock_guard lock(mutex_);
-      stopping_ = true;
-    }
-    start_.notify_all();
+    stopping_.store(true, std::memory_order_release);
+    round_.fetch_add(1, std::memory_order_release);
+    round_.notify_all();
     for (auto& worker : workers_) worker.join();
   }
 
   int size() const { return static_cast<int>(workers_.size()); }
   int openmp_threads_per_worker() const { return openmp_threads_; }
 
+  // Whether the calling thread is one of this pool's workers.
+  bool is_worker_thread() const { return current_pool() == this; }
+
   // Runs task(w) on every worker w concurrently and waits for all of them. Returns the exception
   // of each worker (null where it finished normally). Not reentrant: a task that calls run on
   // the pool that runs it gets a device_error; concurrent callers take turns.
   std::vector<std::exception_ptr> run(std::function<void(int)> const& task) {
-    if (current_pool() == this)
+    if (is_worker_thread())
       throw device_error("Mesh::run: called from inside a device of the same mesh (nested run "
                          "would wait for itself)");
     std::lock_guard serial(run_mutex_);
-    {
-      std::lock_guard lock(mutex_);
-      task_ = &task;
-      std::fill(failures_.begin(), failures_.end(), nullptr);
-      remaining_ = size();
-      ++round_;
-    }
-    start_.notify_all();
-    std::unique_lock lock(mutex_);
-    done_.wait(lock, [&] { return remaining_ == 0; });
+    task_ = &task;
+    std::fill(failures_.begin(), failures_.end(), nullptr);
+    remaining_.store(size(), std::memory_order_relaxed);
+    round_.fetch_add(1, std::memory_order_release);  // publishes task_ and failures_
+    round_.notify_all();
+    for (int left; (left = remaining_.load(std::memory_order_acquire)) != 0;)
+      remaining_.wait(left, std::memory_order_acquire);
     task_ = nullptr;
     return failures_;
   }
@@ -77,40 +75,31 @@ class device_thread_pool {
 #if defined(_OPENMP)
     omp_set_num_threads(openmp_threads_);
 #endif
-    std::uint64_t seen = 0;
+    std::uint32_t seen = 0;
     for (;;) {
-      std::function<void(int)> const* task;
-      {
-        std::unique_lock lock(mutex_);
-        start_.wait(lock, [&] { return stopping_ || round_ != seen; });
-        if (stopping_) return;
-        seen = round_;
-        task = task_;
-      }
+      std::uint32_t round;
+      while ((round = round_.load(std::memory_order_acquire)) == seen)
+        round_.wait(seen, std::memory_order_acquire);
+      if (stopping_.load(std::memory_order_acquire)) return;
+      seen = round;
       std::exception_ptr failure;
       try {
-        (*task)(worker);
+        (*task_)(worker);
       } catch (...) {
         failure = std::current_exception();
       }
-      {
-        std::lock_guard lock(mutex_);
-        failures_[static_cast<std::size_t>(worker)] = failure;
-        if (--remaining_ == 0) done_.notify_all();
-      }
+      failures_[static_cast<std::size_t>(worker)] = failure;
+      if (remaining_.fetch_sub(1, std::memory_order_acq_rel) == 1) remaining_.notify_all();
     }
   }
 
   int openmp_threads_;
   std::mutex run_mutex_;
-  std::mutex mutex_;
-  std::condition_variable start_;
-  std::condition_variable done_;
   std::function<void(int)> const* task_ = nullptr;
   std::vector<std::exception_ptr> failures_;
-  int remaining_ = 0;
-  std::uint64_t round_ = 0;
-  bool stopping_ = false;
+  std::atomic<int> remaining_{0};
+  std::atomic<std::uint32_t> round_{0};
+  std::atomic<bool> stopping_{false};
   std::vector<std::thread> workers_;
 };
 
