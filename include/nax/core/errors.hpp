@@ -3,6 +3,7 @@
 #pragma once
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace nax {
 
@@ -20,5 +21,18 @@ struct argument_error : std::invalid_argument {
 struct device_error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+namespace detail {
+// "(src, dst)" for messages about permutation pairs.
+inline std::string pair_text(std::pair<int, int> const& pair) {
+  // Built by appending: `"(" + std::string` trips g++ 12's -Wrestrict false positive (GCC bug 105329).
+  std::string text = "(";
+  text += std::to_string(pair.first);
+  text += ", ";
+  text += std::to_string(pair.second);
+  text += ")";
+  return text;
+}
+}  // namespace detail
 
 }  // namespace nax

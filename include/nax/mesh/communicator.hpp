@@ -80,9 +80,6 @@ constexpr std::string_view collective_name(collective call) {
   return "unknown collective";
 }
 
-inline std::string pair_text(std::pair<int, int> const& pair) {
-  return "(" + std::to_string(pair.first) + ", " + std::to_string(pair.second) + ")";
-}
 
 // Throws argument_error naming the offending pair(s) unless every member appears at most once as
 // a source and at most once as a destination, and all lie in [0, size).

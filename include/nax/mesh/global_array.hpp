@@ -129,6 +129,7 @@ auto device_put(const MeshT& mesh, const X& x) {
                           std::to_string(g.split_into_[k]));
     };
     (mark(std::type_identity<Ss>{}), ...);
+    (void)mark;  // no shard specs: every axis replicated
     g.coordinates_.resize(mesh.device_count());
     g.shards_.resize(mesh.device_count());
     for (int d = 0; d < mesh.device_count(); ++d) {

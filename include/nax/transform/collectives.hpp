@@ -221,7 +221,7 @@ auto ppermute(X&& x, const std::vector<std::pair<int, int>>& perm) {
   std::vector<index_t> source(static_cast<std::size_t>(b.global_extent), -1);
   std::set<int> sources;
   for (auto [src, dst] : perm) {
-    auto pair = "(" + std::to_string(src) + ", " + std::to_string(dst) + ")";
+    const std::string pair = detail::pair_text({src, dst});
     if (src < 0 || dst < 0 || src >= b.global_extent || dst >= b.global_extent)
       throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': pair " + pair +
                            " names a member outside 0.." + std::to_string(b.global_extent - 1));

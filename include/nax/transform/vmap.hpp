@@ -85,7 +85,20 @@ auto prepare_leaf(Leaf&& leaf) {
 
 // The argument as f sees it: unchanged (same object) when nothing in it is mapped.
 template <class N, class Spec, class Arg>
+constexpr bool unmapped_argument_lacks_axis() {
+  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  return []<std::size_t... I>(std::index_sequence<I...>) {
+    return ([]<class Leaf>() {
+      if constexpr (!element<std::remove_cvref_t<Leaf>>) return require_unmapped_argument_lacks_axis<N, Leaf>::value;
+      else return true;
+    }.template operator()<std::tuple_element_t<I, Leaves>>() && ... && true);
+  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+}
+
+template <class N, class Spec, class Arg>
 decltype(auto) prepare_argument(Arg&& arg) {
+  // An unmapped argument passes through untouched, so check it here: it must not carry N.
+  if constexpr (std::is_same_v<Spec, none_t>) static_assert(unmapped_argument_lacks_axis<N, Spec, Arg>());
   if constexpr (!argument_needs_change<N, Spec, Arg>())
     return std::forward<Arg>(arg);
   else

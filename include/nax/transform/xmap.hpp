@@ -347,6 +347,7 @@ struct xmapped {
       if constexpr (element<E>) {
         return leaf;
       } else {
+        static_assert(require_bound<unbound_t<E>>::value);
         static_assert(require_not_mapped<hidden_t<E>>::value);
         array_for_t<typename E::value_type, typename E::axes_type> out(leaf.extents());
         host::assign_in_context(out.view(), leaf, ctx);
