@@ -167,13 +167,15 @@ TEST_CASE("GlobalArray: one placed on a mesh of another shape is rejected by xma
   auto on = [&](const auto& mesh, const auto& arg) { return nax::xmap<nax::bind<batch, data>>(plus_one, mesh)(arg); };
   // Fewer devices than the xmap's mesh: devices without a shard.
   auto g2 = nax::device_put<nax::shard<batch, data>>(two, x);
-  CHECK_THROWS_AS((void)on(four, g2), nax::argument_error);
-#if NAX_TEST_GLOBAL_ARRAY_OTHER_MESH
-  // Off until fixed (see /tmp/nax_bugs.md): more devices than the xmap's mesh, shards smaller
-  // than the xmap expects; today they are read out of bounds.
+  CHECK_THROWS_WITH_AS((void)on(four, g2), doctest::Contains("laid out differently"), nax::argument_error);
+  // More devices than the xmap's mesh: shards smaller than the xmap expects.
   auto g4 = nax::device_put<nax::shard<batch, data>>(four, x);
-  CHECK_THROWS_AS((void)on(two, g4), nax::argument_error);
-#endif
+  CHECK_THROWS_WITH_AS((void)on(two, g4), doctest::Contains("4 devices"), nax::argument_error);
+  // The same device count laid out as another shape.
+  nax::Mesh<data, model> two_by_two(nax::host::devices(4), {2, 2});
+  auto g22 = nax::device_put<nax::shard<batch, data>>(two_by_two, x);
+  auto on_22 = nax::xmap<nax::bind<batch, data>>(plus_one, nax::Mesh<data>(nax::host::devices(4), {4}));
+  CHECK_THROWS_AS((void)on_22(g22), nax::argument_error);
   // The same shape on another Mesh object is fine.
   nax::Mesh<data> other(nax::host::devices(4), {4});
   auto r = on(other, nax::device_put<nax::shard<batch, data>>(four, x));

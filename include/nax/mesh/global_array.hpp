@@ -44,6 +44,8 @@ class GlobalArray {
   const std::array<int, rank>& split_over() const { return split_over_; }
   const std::array<int, rank>& split_into() const { return split_into_; }
   int device_count() const { return static_cast<int>(coordinates_.size()); }
+  // Mesh coordinates of device `device` in the mesh the array was placed on.
+  const std::vector<int>& coordinates(int device) const { return coordinates_.at(static_cast<std::size_t>(device)); }
   bool holds(int device) const { return device >= 0 && device < device_count() && shards_[device] != nullptr; }
   // The shard of mesh device `device` (a device of this process).
   const shard_type& shard_of(int device) const {

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../backend/host/evaluate.hpp"
 #include "../tree/leaves.hpp"
 #include "../tree/map.hpp"
 #include "axis_env.hpp"
@@ -243,8 +244,9 @@ struct vmapped {
   F f;
   std::optional<index_t> size;
 
+  // The mapped call, lazy: the result is an expression to assign or eval.
   template <class... Args>
-  auto operator()(Args&&... args) const {
+  auto operator()(Args&&... args) const& {
     static_assert(require_something_to_map<N, any_argument_mapped<N, InSpec, Args...>(), HasSize>::value);
     const index_t extent = mapped_extent<N, InSpec>(size, args...);
     axis_scope scope({axis_key<N>(), extent, extent, 0, nullptr});
@@ -252,6 +254,42 @@ struct vmapped {
       return f(prepare_argument<N, spec_at_t<InSpec, I>>(std::forward<Args>(args))...);
     }(std::index_sequence_for<Args...>{});
     return finish_outputs<N, OutSpec>(std::move(result), extent);
+  }
+
+  // On a temporary (vmap<N>(f)(x)) the lazy result would outlive f, and read the arrays f's
+  // closure owns after they are gone; so when f has state and the result can be stored (it
+  // has no axis an enclosing map still binds), it is evaluated here.
+  template <class... Args>
+  auto operator()(Args&&... args) && {
+    auto lazy = std::as_const(*this)(std::forward<Args>(args)...);
+    if constexpr (std::is_empty_v<F> || !storable_outputs<decltype(lazy)>()) return lazy;
+    else return evaluate_outputs(std::move(lazy));
+  }
+
+ private:
+  template <class Outputs>
+  static constexpr bool storable_outputs() {
+    using Leaves = decltype(tree_leaves(std::declval<const Outputs&>()));
+    return []<std::size_t... L>(std::index_sequence<L...>) {
+      return ([]<class Leaf>() {
+        using E = std::remove_cvref_t<Leaf>;
+        if constexpr (element<E>) return true;
+        else return hidden_t<expr_t<E>>::size == 0 && unbound_t<expr_t<E>>::size == 0;
+      }.template operator()<std::tuple_element_t<L, Leaves>>() && ... && true);
+    }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+  }
+
+  template <class Outputs>
+  static auto evaluate_outputs(Outputs&& outputs) {
+    auto evaluate = [](auto&& leaf) {
+      if constexpr (element<std::remove_cvref_t<decltype(leaf)>>) return leaf;
+      else return nax::eval(leaf);
+    };
+    if constexpr (is_std_tuple<std::remove_cvref_t<Outputs>>::value)
+      return std::apply([&](auto&&... o) { return std::tuple(tree_transform_leaves(std::move(o), evaluate)...); },
+                        std::move(outputs));
+    else
+      return tree_transform_leaves(std::move(outputs), evaluate);
   }
 };
 

@@ -276,6 +276,20 @@ struct xmapped {
   void check_global_array_sharding(const Arg& arg) const {
     using D = std::remove_cvref_t<Arg>;
     if constexpr (is_global_array_v<D>) {
+      // Shards are read as they lie, so the array must have been placed on a mesh of this shape.
+      bool same_mesh = arg.device_count() == mesh.device_count();
+      for (int d = 0; same_mesh && d < mesh.device_count(); ++d) {
+        auto c = mesh.coordinates(d);
+        same_mesh = std::equal(c.begin(), c.end(), arg.coordinates(d).begin(), arg.coordinates(d).end());
+      }
+      if (!same_mesh) {
+        std::string shape;
+        for (int extent : mesh.shape()) shape += (shape.empty() ? "" : " x ") + std::to_string(extent);
+        throw argument_error("nax: xmap: a GlobalArray argument was placed on a mesh of " +
+                             std::to_string(arg.device_count()) + " devices laid out differently from the xmap's mesh (" +
+                             shape + " = " + std::to_string(mesh.device_count()) +
+                             " devices); gather() it or device_put it on this mesh");
+      }
       [&]<class... As>(axes<As...>) {
         std::size_t j = 0;
         auto check = [&]<class A>(std::type_identity<A>) {
