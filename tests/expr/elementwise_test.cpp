@@ -229,21 +229,24 @@ void check_integer_ops() {
 template <class T>
 void check_integer_transcendentals() {
   const T lo = std::is_signed_v<T> ? T(-9) : T(0), hi = T(9);
-  // Transcendentals of integers compute in double.
+  // Transcendentals of integers compute in floating_t (JAX: int64 -> double, smaller -> float).
   check_unary<T>("int exp", [](auto&& a) { return nax::exp(a); }, [&](T x) { return std::exp(static_cast<double>(x)); }, lo, hi);
   check_unary<T>("int sqrt", [](auto&& a) { return nax::sqrt(a); }, [&](T x) { return std::sqrt(static_cast<double>(x)); }, lo, hi);
   check_unary<T>("int sigmoid", [](auto&& a) { return nax::sigmoid(a); }, [&](T x) { return 1.0 / (1.0 + std::exp(-static_cast<double>(x))); }, lo, hi);
 }
 }  // namespace
 
-TEST_CASE("integer ops: exact arithmetic, comparisons, pow, and transcendentals in double") {
+TEST_CASE("integer ops: exact arithmetic, comparisons, pow, and transcendentals in float or double as JAX") {
   check_integer_ops<std::int8_t>();
   check_integer_ops<std::int32_t>();
   check_integer_ops<std::uint32_t>();
   check_integer_transcendentals<std::int64_t>();
   check_integer_transcendentals<std::uint8_t>();
-  static_assert(std::is_same_v<value_of<decltype(nax::exp(nax::Array<std::int32_t, i>()))>, double>);
-  static_assert(std::is_same_v<value_of<decltype(nax::sqrt(nax::Array<bool, i>()))>, double>);
+  check_integer_transcendentals<std::int32_t>();
+  static_assert(std::is_same_v<value_of<decltype(nax::exp(nax::Array<std::int32_t, i>()))>, float>);
+  static_assert(std::is_same_v<value_of<decltype(nax::exp(nax::Array<std::uint32_t, i>()))>, float>);
+  static_assert(std::is_same_v<value_of<decltype(nax::exp(nax::Array<std::int64_t, i>()))>, double>);
+  static_assert(std::is_same_v<value_of<decltype(nax::sqrt(nax::Array<bool, i>()))>, float>);
   static_assert(std::is_same_v<value_of<decltype(nax::exp(nax::Array<float, i>()))>, float>);
   static_assert(std::is_same_v<value_of<decltype(nax::abs(nax::Array<std::int16_t, i>()))>, std::int16_t>);
 }

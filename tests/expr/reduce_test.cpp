@@ -330,11 +330,15 @@ TEST_CASE("integer sums and means are exact where a floating accumulator would r
   nax::Array<std::int32_t, i> big({60000});
   for (auto& v : big) v = 30000;
   CHECK(nax::sum(big).item() == 1800000000);
-  // The mean of integers is a double, also where float would round.
-  nax::Array<std::int32_t, i> m({3}, {16777216, 16777217, 16777219});
+  // The mean of int64 is a double, also where float would round; of int32 a float, as JAX.
+  nax::Array<std::int64_t, i> m({3}, {16777216, 16777217, 16777219});
   auto avg = nax::mean(m).item();
   static_assert(std::is_same_v<decltype(avg), double>);
   CHECK(avg == doctest::Approx(16777217.333333333).epsilon(1e-15));
+  nax::Array<std::int32_t, i> m32({3}, {1, 2, 4});
+  auto avg32 = nax::mean(m32).item();
+  static_assert(std::is_same_v<decltype(avg32), float>);
+  CHECK(avg32 == doctest::Approx(7.0 / 3.0).epsilon(1e-6));
   // Integer products: factorials.
   CHECK(nax::prod(nax::cast<std::int32_t>(nax::arange<std::int32_t, i>(12) + 1)).item() == 479001600);
   CHECK(nax::prod(nax::arange<std::int64_t, i>(20) + std::int64_t{1}).item() == 2432902008176640000LL);

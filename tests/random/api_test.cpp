@@ -241,7 +241,8 @@ TEST_CASE("samplers compose with other expressions and reductions") {
   CHECK(estimates(0) == doctest::Approx(4.0 * 7844 / 10000));  // JAX: 3.1376, 3.1204, 3.1568, 3.142
   CHECK(estimates(1) == doctest::Approx(4.0 * 7801 / 10000));
   CHECK(estimates(3) == doctest::Approx(4.0 * 7855 / 10000));
-  CHECK(nax::mean(estimates).item() == doctest::Approx(3.1410424).epsilon(1e-9));
+  // Each estimate is a float mean (as JAX's), so the average carries float rounding.
+  CHECK(nax::mean(estimates).item() == doctest::Approx(3.1410424).epsilon(1e-7));
 
   // Elementwise with arrays, broadcasting by name against the generated axes.
   nax::Array<float, col> scale({3}, {1.f, 2.f, 3.f});

@@ -44,6 +44,11 @@ allocations allocations_during(F&& f) {
 }
 }  // namespace
 
+// The replacements pair malloc-style allocation with free; g++ 12's -Wmismatched-new-delete
+// cannot see that (it warns where these deletes are inlined).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+#endif
 void* operator new(std::size_t n) { return counted_allocation(n, alignof(std::max_align_t)); }
 void* operator new[](std::size_t n) { return counted_allocation(n, alignof(std::max_align_t)); }
 void* operator new(std::size_t n, std::align_val_t a) { return counted_allocation(n, static_cast<std::size_t>(a)); }

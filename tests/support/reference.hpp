@@ -356,6 +356,21 @@ bool check_all(const V& actual, F&& expected) {
   return check_all(actual, std::forward<F>(expected), default_tolerance<T>(), default_tolerance<T>());
 }
 
+// v's element at idx, with 0 for the axes of v that idx does not name (a broadcast axis).
+template <array_or_view V>
+double at_or_first(const V& v, index_map idx) {
+  for (const auto& name : names_of(typename V::axes_type{}))
+    if (!idx.count(name)) idx[name] = 0;
+  return double(at(v, idx));
+}
+
+// Every element of a (an xmap output) against b (a vmap output, which may have more axes:
+// vmap broadcasts an output that does not vary over a mapped axis, xmap replicates it).
+template <class A, class B>
+void check_same(const A& a, const B& b, double tolerance) {
+  check_all(a, [&](const index_map& idx) { return at_or_first(b, idx); }, tolerance, tolerance);
+}
+
 // Checks that an array's (or view's) extents are, by name, the given ones.
 template <array_or_view V>
 bool check_sizes(const V& actual, const index_map& expected) {

@@ -35,20 +35,7 @@ constexpr int N = 4;
 
 nax::Mesh<dev> mesh4() { return nax::Mesh<dev>(nax::host::devices(N), {N}); }
 
-// v's element at idx, with 0 for the axes of v that idx does not name (a broadcast axis).
-template <class V>
-double at_or_first(const V& v, index_map idx) {
-  for (const auto& name : nax_test::names_of(typename V::axes_type{}))
-    if (!idx.count(name)) idx[name] = 0;
-  return double(at(v, idx));
-}
-
-// Every element of a (an xmap output) against b (the vmap output, which may have more axes:
-// vmap broadcasts an output that does not vary over a mapped axis, xmap replicates it).
-template <class A, class B>
-void check_same(const A& a, const B& b, double tolerance) {
-  nax_test::check_all(a, [&](const index_map& idx) { return at_or_first(b, idx); }, tolerance, tolerance);
-}
+using nax_test::check_same;
 
 }  // namespace
 

@@ -93,8 +93,10 @@ using weak_promote_t =
     typename std::conditional_t<(detail::kind_v<ScalarT> <= detail::kind_v<ArrayT>), std::type_identity<ArrayT>,
                                 detail::lazy_promote<ArrayT, ScalarT>>::type;
 
-// The floating type transcendental functions return: float stays float, integers -> double.
+// The floating type transcendental functions and mean return, as JAX's to_inexact_dtype:
+// floating types stay, bool and integers of up to 32 bits give float, 64-bit integers double.
 template <class T>
-using floating_t = std::conditional_t<std::is_floating_point_v<T>, T, double>;
+using floating_t =
+    std::conditional_t<std::is_floating_point_v<T>, T, std::conditional_t<(sizeof(T) <= 4), float, double>>;
 
 }  // namespace nax

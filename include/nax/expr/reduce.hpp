@@ -116,7 +116,7 @@ auto min(X&& x) {
   return node;
 }
 
-// Mean in floating point (integers average as double); an empty reduction gives NaN, as numpy.
+// Mean in floating point (floating_t, as JAX); an empty reduction gives NaN, as numpy.
 template <class... As, class X>
   requires array_like<X>
 auto mean(X&& x) {
