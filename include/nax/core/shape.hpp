@@ -63,13 +63,16 @@ std::array<index_t, Axes::size> extents_from_list(const index_t (&list)[M]) {
   return out;
 }
 
+// Callers check the size with checked_size (which names the axes); until then extents may
+// overflow, so the product must not: on overflow the strides stop growing (never used).
 template <std::size_t N>
 std::array<index_t, N> row_major_strides(const std::array<index_t, N>& extents) {
   std::array<index_t, N> strides{};
   index_t s = 1;
   for (std::size_t i = N; i-- > 0;) {
     strides[i] = s;
-    s *= extents[i] ? extents[i] : 1;
+    index_t next = 0;
+    if (!__builtin_mul_overflow(s, extents[i] ? extents[i] : 1, &next)) s = next;
   }
   return strides;
 }
