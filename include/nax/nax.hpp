@@ -22,3 +22,4 @@
 #include "transform/xmap.hpp"
 #include "random/random.hpp"
 #include "tree/tree.hpp"
+#include "autodiff.hpp"

@@ -3,6 +3,7 @@
 // and one builder line in math.hpp. Functors run on the host and inside CUDA kernels.
 #pragma once
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <type_traits>
 
@@ -38,7 +39,7 @@ NAX_SAME_TYPE_UNARY(square, return static_cast<A>(wrapping(x) * wrapping(x)))
 NAX_SAME_TYPE_UNARY(relu, return x < A(0) ? A(0) : x)  // NaN stays NaN, as jax.nn.relu
 #undef NAX_SAME_TYPE_UNARY
 
-// Unary ops with a floating result: float stays float, integers compute in double.
+// Unary ops with a floating result (floating_t: float stays float, int32 gives float, int64 double).
 #define NAX_FLOAT_UNARY(NAME, BODY)                                              \
   struct NAME {                                                                 \
     template <class A>                                                          \
@@ -173,5 +174,76 @@ struct cast_to {
     else return static_cast<T>(a);
   }
 };
+
+
+// Derivatives, for reverse-mode autodiff (include/nax/autodiff/): partial<F, K> is the
+// elementwise functor d F(x_0, ..., x_n) / d x_K evaluated at the same arguments, in the
+// floating result type. Only functors with a floating result have one; where, cast and
+// the comparisons are handled by the autodiff rules themselves. Points where the function
+// is not differentiable take JAX's choice (abs'(0) = 0, relu'(0) = 0, ties of maximum and
+// minimum split the cotangent in halves).
+template <class F, std::size_t K>
+struct partial;
+
+#define NAX_PARTIAL_UNARY(NAME, BODY)                                        \
+  template <>                                                               \
+  struct partial<NAME, 0> {                                                 \
+    template <class A>                                                      \
+    using result = floating_t<A>;                                           \
+    template <class A>                                                      \
+    NAX_HOST_DEVICE floating_t<A> operator()(A a) const {                    \
+      using R = floating_t<A>;                                              \
+      R x = static_cast<R>(a);                                              \
+      BODY;                                                                 \
+    }                                                                       \
+  };
+NAX_PARTIAL_UNARY(negate, (void)x; return R(-1))
+NAX_PARTIAL_UNARY(abs, return x > R(0) ? R(1) : (x < R(0) ? R(-1) : R(0)))
+NAX_PARTIAL_UNARY(square, return R(2) * x)
+NAX_PARTIAL_UNARY(relu, return x > R(0) ? R(1) : R(0))
+NAX_PARTIAL_UNARY(exp, return std::exp(x))
+NAX_PARTIAL_UNARY(log, return R(1) / x)
+NAX_PARTIAL_UNARY(log1p, return R(1) / (R(1) + x))
+NAX_PARTIAL_UNARY(expm1, return std::exp(x))
+NAX_PARTIAL_UNARY(sqrt, return R(0.5) / std::sqrt(x))
+NAX_PARTIAL_UNARY(rsqrt, return R(-0.5) / (x * std::sqrt(x)))
+NAX_PARTIAL_UNARY(sin, return std::cos(x))
+NAX_PARTIAL_UNARY(cos, return -std::sin(x))
+NAX_PARTIAL_UNARY(tanh, R t = std::tanh(x); return R(1) - t * t)
+NAX_PARTIAL_UNARY(erf, return R(1.1283791670955126) * std::exp(-x * x))  // 2 / sqrt(pi)
+NAX_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s))
+NAX_PARTIAL_UNARY(log_sigmoid, return R(1) / (R(1) + std::exp(x)))  // sigmoid(-x)
+#undef NAX_PARTIAL_UNARY
+
+#define NAX_PARTIAL_BINARY(NAME, K, BODY)                                     \
+  template <>                                                                \
+  struct partial<NAME, K> {                                                  \
+    template <class A, class B>                                              \
+    using result = promote_t<A, B>;                                          \
+    template <class A, class B>                                              \
+    NAX_HOST_DEVICE promote_t<A, B> operator()(A a, B b) const {              \
+      using R = promote_t<A, B>;                                             \
+      R x = static_cast<R>(a), y = static_cast<R>(b);                        \
+      (void)x;                                                               \
+      (void)y;                                                               \
+      BODY;                                                                  \
+    }                                                                        \
+  };
+NAX_PARTIAL_BINARY(plus, 0, return R(1))
+NAX_PARTIAL_BINARY(plus, 1, return R(1))
+NAX_PARTIAL_BINARY(minus, 0, return R(1))
+NAX_PARTIAL_BINARY(minus, 1, return R(-1))
+NAX_PARTIAL_BINARY(multiplies, 0, return y)
+NAX_PARTIAL_BINARY(multiplies, 1, return x)
+NAX_PARTIAL_BINARY(divides, 0, return R(1) / y)
+NAX_PARTIAL_BINARY(divides, 1, return -x / (y * y))
+NAX_PARTIAL_BINARY(maximum, 0, return x > y ? R(1) : (x == y ? R(0.5) : R(0)))
+NAX_PARTIAL_BINARY(maximum, 1, return y > x ? R(1) : (x == y ? R(0.5) : R(0)))
+NAX_PARTIAL_BINARY(minimum, 0, return x < y ? R(1) : (x == y ? R(0.5) : R(0)))
+NAX_PARTIAL_BINARY(minimum, 1, return y < x ? R(1) : (x == y ? R(0.5) : R(0)))
+// As jax.lax.pow: d/dx = y x^(y-1) (0 where y = 0), d/dy = log(x) x^y (0 where x = 0).
+NAX_PARTIAL_BINARY(pow, 0, return y == R(0) ? R(0) : y * std::pow(x, y - R(1)))
+NAX_PARTIAL_BINARY(pow, 1, return x == R(0) ? R(0) : std::log(x) * std::pow(x, y))
+#undef NAX_PARTIAL_BINARY
 
 }  // namespace nax::detail::fn

@@ -1,0 +1,152 @@
+// nax::grad, nax::grad<argnums...>, nax::value_and_grad: reverse-mode gradients of a function
+// returning a rank-0 expression, with respect to arguments that are Arrays or pytrees of
+// Arrays (Hana structs, tuples). f is called once with the user's arguments; the expression
+// it returns is evaluated (the value), then the rules of rules.hpp send the cotangent 1 back
+// through it, in the same evaluation context (reductions and contractions computed once).
+// Gradients have the structure of the differentiated arguments. Inside vmap/xmap/pmap, when
+// the output varies over a mapped axis, each member has its own gradient (vmap(grad(f))
+// gives per-example gradients); a mapped axis the output does not vary over is summed over
+// its members where it meets a replicated input (so the gradient of pmean of the members'
+// losses is the gradient of the mean loss, as in JAX).
+#pragma once
+#include <tuple>
+#include <utility>
+
+#include "rules.hpp"
+
+namespace nax {
+namespace detail::ad {
+
+template <class OutputAxes>
+struct require_scalar_output {
+  static_assert(OutputAxes::size == 0,
+                "nax: grad needs f to return a rank-0 value (a scalar loss), but f's result has the axes "
+                "OutputAxes; reduce them first, e.g. with nax::sum or nax::mean");
+  static constexpr bool value = true;
+};
+template <class T>
+struct require_floating_output {
+  static_assert(std::is_floating_point_v<T>,
+                "nax: grad needs f to return a floating-point value; f's result has the element type T");
+  static constexpr bool value = true;
+};
+template <std::size_t Argnum, std::size_t ArgumentCount>
+struct require_argnum_in_range {
+  static_assert(Argnum < ArgumentCount,
+                "nax: grad<argnums...>: an argnum (Argnum) is not the position of an argument; f was called "
+                "with ArgumentCount arguments, numbered from 0");
+  static constexpr bool value = true;
+};
+template <std::size_t... Argnums>
+struct require_unique_argnums {
+  static constexpr bool unique() {
+    std::size_t a[] = {Argnums...};
+    for (std::size_t i = 0; i < sizeof...(Argnums); ++i)
+      for (std::size_t j = i + 1; j < sizeof...(Argnums); ++j)
+        if (a[i] == a[j]) return false;
+    return true;
+  }
+  static_assert(unique(), "nax: grad<argnums...>: an argument position is listed twice (Argnums)");
+  static constexpr bool value = true;
+};
+
+// A variable's gradient as the user gets it: an Array; or, when it varies over mapped axes
+// (per-member gradients inside a map), an expression over an owned array with them mapped.
+template <class V>
+auto gradient_of(V& v) {
+  using G = typename V::grad_axes;
+  using Hidden = union_t<typename V::var_hidden, typename V::extra_axes>;
+  if constexpr (Hidden::size == 0) {
+    return std::move(*v.grad);
+  } else {
+    auto leaf = leaf_of(std::as_const(*v.grad).view(), v.grad);
+    return positional_relayout<identity_kind, G, decltype(leaf), Hidden>(std::move(leaf));
+  }
+}
+
+template <class Out, class L>
+auto value_of(const L& leaf) {
+  using T = typename Out::value_type;
+  if constexpr (hidden_t<Out>::size == 0) {
+    Array<T> v(std::array<index_t, 0>{});
+    v.data()[0] = leaf.view.data()[0];
+    return v;
+  } else {
+    return positional_relayout<identity_kind, typename Out::axes_type, L, hidden_t<Out>>(leaf);
+  }
+}
+
+// The index of argument p's first leaf among all differentiated leaves.
+constexpr std::size_t leaf_offset(const std::size_t* counts, std::size_t p) {
+  std::size_t o = 0;
+  for (std::size_t q = 0; q < p; ++q) o += counts[q];
+  return o;
+}
+
+template <std::size_t P, std::size_t... Argnums>
+inline constexpr bool chosen_v = ((P == Argnums) || ...);
+
+template <bool WithValue, std::size_t... Argnums, class F, class... Args>
+auto differentiate(const F& f, const Args&... args) {
+  static_assert((require_argnum_in_range<Argnums, sizeof...(Args)>::value && ...));
+  static_assert(require_unique_argnums<Argnums...>::value);
+  auto given = std::forward_as_tuple(args...);
+  auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return std::tuple<decltype(prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given)))...>(
+        prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given))...);
+  }(std::index_sequence_for<Args...>{});
+  auto out = as_expr(std::apply(f, all));
+  using Out = decltype(out);
+  static_assert(require_scalar_output<visible_t<Out>>::value);
+  static_assert(require_floating_output<typename Out::value_type>::value);
+  using T = typename Out::value_type;
+  using Hout = hidden_t<Out>;
+  auto vars = std::tuple_cat(variables_of<Hout>(std::get<Argnums>(all), out)...);
+  state<Hout, decltype(vars)> st{{}, std::move(vars)};
+  auto value = host::materialise_any(out, st.ctx);
+  backprop(out, Scalar<T>{{}, T(1)}, st);
+
+  // The gradients, rebuilt with each argument's structure (leaf offsets: earlier arguments' counts).
+  static constexpr std::size_t counts[] = {leaf_count_v<std::remove_cvref_t<decltype(std::get<Argnums>(all))>>..., 0};
+  auto tree_of = [&]<std::size_t P>(std::integral_constant<std::size_t, P>) {
+    constexpr std::size_t offset = leaf_offset(counts, P);
+    constexpr std::size_t argnum = std::get<P>(std::array<std::size_t, sizeof...(Argnums)>{Argnums...});
+    return tree_transform_leaves_indexed(std::get<argnum>(all), [&](const auto&, auto index) {
+      return gradient_of(std::get<offset + decltype(index)::value>(st.vars));
+    });
+  };
+  auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    if constexpr (sizeof...(P) == 1) return tree_of(std::integral_constant<std::size_t, 0>{});
+    else return std::make_tuple(tree_of(std::integral_constant<std::size_t, P>{})...);
+  }(std::make_index_sequence<sizeof...(Argnums)>{});
+  if constexpr (WithValue) return std::make_tuple(value_of<Out>(value), std::move(grads));
+  else return grads;
+}
+
+template <bool WithValue, class F, std::size_t... Argnums>
+struct differentiated {
+  F f;
+  template <class... Args>
+  auto operator()(const Args&... args) const {
+    if constexpr (sizeof...(Argnums) == 0) return differentiate<WithValue, 0>(f, args...);
+    else return differentiate<WithValue, Argnums...>(f, args...);
+  }
+};
+
+}  // namespace detail::ad
+
+// grad(f): the gradient of f (returning a rank-0 floating expression) with respect to its
+// first argument; grad<i, j>(f): with respect to arguments i and j (a std::tuple of gradients).
+template <std::size_t... Argnums, class F>
+auto grad(F f) {
+  return detail::ad::differentiated<false, F, Argnums...>{std::move(f)};
+}
+
+// value_and_grad(f)(args...) -> std::tuple(value, gradients): the value is a rank-0 Array (or,
+// inside a map where it varies per member, a mapped expression); gradients as grad's.
+template <std::size_t... Argnums, class F>
+auto value_and_grad(F f) {
+  return detail::ad::differentiated<true, F, Argnums...>{std::move(f)};
+}
+
+}  // namespace nax

@@ -1,0 +1,256 @@
+// Reverse-mode rules, one per node type. backprop(node, ct, state) sends the cotangent ct
+// of node to the children that depend on a variable, and at a variable's leaf adds it into
+// the variable's gradient. Cotangents are nax expressions: an elementwise backward chain
+// stays one lazy expression (one fused pass where it is consumed); the adjoint of a
+// contraction is a contraction; reductions and contractions of the forward pass are found
+// in the evaluation context's memo (same node id), so the backward pass never recomputes them.
+#pragma once
+#include <string>
+
+#include "cotangent.hpp"
+#include "variables.hpp"
+
+namespace nax::detail::ad {
+
+// What the backward pass carries: the evaluation context and the variables.
+template <class Hout, class Vars>
+struct state {
+  using output_hidden = Hout;
+  host::context ctx;
+  Vars vars;
+};
+
+template <class E, class Ct, class St>
+void backprop(const E& e, Ct ct, St& st);
+
+[[noreturn]] inline void not_differentiable(const char* what) {
+  throw argument_error(std::string("nax: grad: ") + what +
+                       " lies between a differentiated argument and the output; its gradient is not implemented");
+}
+
+// Any other node (merge, concatenate, stack, ppermute, all_gather, pmax, ...).
+template <class E, class Ct, class St>
+void rule(const E&, const Ct&, St&) {
+  not_differentiable("an operation without a reverse-mode rule (merge, concatenate, stack, ppermute, all_gather, "
+                     "pmax or pmin)");
+}
+
+// A leaf: adds the cotangent into the gradient of each variable it is a use of.
+template <class T, class... As, class Ct, class St>
+void rule(const Leaf<T, As...>& l, const Ct& ct, St& st) {
+  std::apply(
+      [&](auto&... v) {
+        auto add = [&](auto& var) {
+          using V = std::remove_cvref_t<decltype(var)>;
+          if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, axes<As...>>) {
+            if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
+              auto& g = *var.grad;
+              host::assign_in_context(g.view(), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
+                                                                    make_map<fn::cast_to<T>>(ct)),
+                                      st.ctx);
+            }
+          }
+        };
+        (add(v), ...);
+      },
+      st.vars);
+}
+
+template <class F>
+struct is_cast : std::false_type {};
+template <class T>
+struct is_cast<fn::cast_to<T>> : std::true_type {};
+
+// Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast passes it on.
+template <class F, class... Cs, class Ct, class St>
+void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
+  using T = typename Map<F, Cs...>::value_type;
+  [&]<std::size_t... K>(std::index_sequence<K...>) {
+    auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
+      using C = std::tuple_element_t<J, std::tuple<Cs...>>;
+      if constexpr (std::is_floating_point_v<typename C::value_type>) {
+        const C& child = std::get<J>(m.children);
+        if (!reaches(child, st.vars)) return;
+        if constexpr (std::is_same_v<F, fn::select>) {
+          if constexpr (J == 1) backprop(child, make_map<fn::select>(std::get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
+          else if constexpr (J == 2) backprop(child, make_map<fn::select>(std::get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
+        } else if constexpr (is_cast<F>::value) {
+          backprop(child, ct, st);  // cast_to<T>: the identity on values
+        } else {
+          auto d = std::apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); }, m.children);
+          backprop(child, make_map<fn::multiplies>(ct, std::move(d)), st);
+        }
+      }
+    };
+    (one(std::integral_constant<std::size_t, K>{}), ...);
+  }(std::index_sequence_for<Cs...>{});
+}
+
+// Reductions: sum broadcasts ct back; max/min send it to the extremes, split evenly between
+// ties (as JAX); prod multiplies it by the product of the other elements (zeros handled).
+template <class Op, class C, class... Rs, class Ct, class St>
+void rule(const Reduce<Op, C, Rs...>& r, const Ct& ct_in, St& st) {
+  using N = Reduce<Op, C, Rs...>;
+  using CA = typename C::axes_type;
+  using T = typename N::value_type;
+  auto ct = collapse<typename N::axes_type, CA>(ct_in);
+  auto back = [&](auto e) { return spread<CA, hidden_t<C>>(std::move(e), r.child.extents()); };
+  if constexpr (std::is_same_v<Op, sum_op>) {
+    backprop(r.child, back(std::move(ct)), st);
+  } else if constexpr (std::is_same_v<Op, max_op> || std::is_same_v<Op, min_op>) {
+    auto mask = make_map<fn::equal_to>(r.child, back(r));
+    Reduce<sum_op, decltype(make_map<fn::cast_to<T>>(mask)), Rs...> ties(make_map<fn::cast_to<T>>(mask));
+    auto share = make_map<fn::divides>(std::move(ct), std::move(ties));
+    backprop(r.child, make_map<fn::select>(mask, back(std::move(share)), Scalar<T>{{}, T(0)}), st);
+  } else {
+    static_assert(std::is_same_v<Op, prod_op>);
+    auto is_zero = make_map<fn::equal_to>(r.child, Scalar<T>{{}, T(0)});
+    Reduce<sum_op, decltype(make_map<fn::cast_to<T>>(is_zero)), Rs...> zeros(make_map<fn::cast_to<T>>(is_zero));
+    auto nonzero = make_map<fn::select>(is_zero, Scalar<T>{{}, T(1)}, r.child);
+    Reduce<prod_op, decltype(nonzero), Rs...> p(nonzero);  // product of the nonzero elements
+    auto z = back(zeros);
+    auto q = back(p);
+    // No zero: prod / x. One zero: the product of the others at the zero, 0 elsewhere. More: 0.
+    auto others = make_map<fn::select>(
+        is_zero, make_map<fn::select>(make_map<fn::equal_to>(z, Scalar<T>{{}, T(1)}), q, Scalar<T>{{}, T(0)}),
+        make_map<fn::select>(make_map<fn::equal_to>(z, Scalar<T>{{}, T(0)}), make_map<fn::divides>(q, r.child),
+                             Scalar<T>{{}, T(0)}));
+    backprop(r.child, make_map<fn::multiplies>(back(std::move(ct)), std::move(others)), st);
+  }
+}
+
+// dot<K...>(a, b): da = ct contracted with b over b's outer axes, db likewise with a.
+template <class A, class B, class... K, class Ct, class St>
+void rule(const Contract<A, B, K...>& n, const Ct& ct, St& st) {
+  using N = Contract<A, B, K...>;
+  auto adjoint = [&](const auto& other, auto outer) {
+    return [&]<class... O>(axes<O...>) {
+      using Other = std::remove_cvref_t<decltype(other)>;
+      if constexpr (sizeof...(O) == 0) return make_map<fn::multiplies>(ct, other);
+      else return Contract<Ct, Other, O...>(ct, other);
+    }(outer);
+  };
+  if (reaches(n.a, st.vars))
+    backprop(n.a, adjoint(n.b, intersection_t<typename N::b_outer_axes, visible_t<B>>{}), st);
+  if (reaches(n.b, st.vars))
+    backprop(n.b, adjoint(n.a, intersection_t<typename N::a_outer_axes, visible_t<A>>{}), st);
+}
+
+// psum's all-reduce: ct passes to the local sum below it (whose rule broadcasts it).
+template <class C, class Kind, class Axis, class Ct, class St>
+void rule(const CommCollective<C, Kind, Axis>& n, const Ct& ct, St& st) {
+  if constexpr (std::is_same_v<Kind, all_reduce_kind<sum_op>>) backprop(n.child, ct, st);
+  else not_differentiable(std::is_same_v<Kind, all_gather_kind> ? "all_gather" : "pmax or pmin");
+}
+
+// Relayouts. By-name ones (transpose, broadcast_to, the maps' hide/reveal) and renames are
+// lazy: ct is summed over the broadcast axes and relaid out by name. The others (slice, split,
+// a device's part of a mapped axis) scatter ct into zeros of the child's extents through the
+// same affine index map.
+template <class Kind>
+struct rename_traits : std::false_type {};
+template <class From, class To>
+struct rename_traits<rename_kind<From, To>> : std::true_type {
+  using from = From;
+  using to = To;
+};
+
+// Is the relayout a pure relabelling (child axis j is node axis k, offset 0, same extent)?
+// By name for identity_kind, by position for a rename.
+template <class C, class Kind, class Out, class H, class U>
+bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
+  using CA = typename C::axes_type;
+  bool ok = true;
+  [&]<class... Cx>(axes<Cx...>) {
+    std::size_t j = 0;
+    auto row = [&]<class X>(std::type_identity<X>) {
+      std::size_t k = j;
+      if constexpr (std::is_same_v<Kind, identity_kind>) k = index_of_v<X, Out>;
+      if (r.offset[j] != 0) ok = false;
+      for (std::size_t q = 0; q < Out::size; ++q)
+        if (r.coef[j][q] != (q == k ? 1 : 0)) ok = false;
+      if (r.extents()[k] != r.child.extents()[j]) ok = false;
+      ++j;
+    };
+    (row(std::type_identity<Cx>{}), ...);
+  }(CA{});
+  return ok;
+}
+
+template <class C, class Kind, class Out, class H, class U, class Ct, class St>
+void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st);
+
+template <class C, class Kind, class Out, class H, class U, class Ct, class St>
+void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
+  using CA = typename C::axes_type;
+  using Hout = typename St::output_hidden;
+  if constexpr (std::is_same_v<Kind, identity_kind> && Out::size == 0) {
+    backprop(r.child, ct_in, st);  // a rank-0 retag (axis_size and the like)
+  } else if constexpr (std::is_same_v<Kind, identity_kind>) {
+    // Axes this node adds by broadcasting: summed (visible) or psum'd (mapped, unless the output has them).
+    auto ct = fit<concat_t<CA, difference_t<typename Ct::axes_type, Out>>, Hout>(ct_in);
+    if (simple_relayout(r)) {
+      backprop(r.child, spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()), st);
+      return;
+    }
+    scatter(r, std::move(ct), st);
+  } else if constexpr (rename_traits<Kind>::value) {
+    if (simple_relayout(r)) {
+      backprop(r.child, rename_axis<typename rename_traits<Kind>::to, typename rename_traits<Kind>::from>(ct_in), st);
+      return;
+    }
+    scatter(r, ct_in, st);
+  } else {
+    scatter(r, ct_in, st);
+  }
+}
+
+template <class C, class Kind, class Out, class H, class U, class Ct, class St>
+void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
+  using CA = typename C::axes_type;
+  using T = typename C::value_type;
+  using CtAxes = typename Ct::axes_type;
+  using Extra = difference_t<CtAxes, Out>;  // the output's mapped axes
+  using ZAxes = concat_t<CA, Extra>;
+  std::array<index_t, ZAxes::size> zext{};
+  for (std::size_t j = 0; j < CA::size; ++j) zext[j] = r.child.extents()[j];
+  [&]<class... Xs>(axes<Xs...>) {
+    std::size_t k = CA::size;
+    ((zext[k++] = extent_of<Xs>(ct)), ...);
+  }(Extra{});
+  auto z = std::make_shared<array_for_t<T, ZAxes>>(zext);
+  const auto zs = z->strides();
+  index_t base = 0;
+  for (std::size_t j = 0; j < CA::size; ++j) base += zs[j] * r.offset[j];
+  std::array<index_t, CtAxes::size> vext{}, vstr{};
+  [&]<class... Vs>(axes<Vs...>) {
+    std::size_t q = 0;
+    auto one = [&]<class V>(std::type_identity<V>) {
+      vext[q] = extent_of<V>(ct);
+      if constexpr (contains_v<V, Extra>) {
+        vstr[q] = zs[index_of_v<V, ZAxes>];
+      } else {
+        constexpr std::size_t k = index_of_v<V, Out>;
+        index_t s = 0;
+        for (std::size_t j = 0; j < CA::size; ++j) s += zs[j] * r.coef[j][k];
+        vstr[q] = s;
+      }
+      ++q;
+    };
+    (one(std::type_identity<Vs>{}), ...);
+  }(CtAxes{});
+  view_for_t<T, CtAxes> view(z->data() + base, vext, vstr);
+  host::assign_in_context(view, make_map<fn::cast_to<T>>(ct), st.ctx);
+  auto leaf = leaf_of(std::as_const(*z).view(), z);
+  backprop(r.child, positional_relayout<identity_kind, ZAxes, decltype(leaf), union_t<hidden_t<C>, Extra>>(leaf), st);
+}
+
+template <class E, class Ct, class St>
+void backprop(const E& e, Ct ct, St& st) {
+  if constexpr (std::is_floating_point_v<typename E::value_type>) {
+    if (!reaches(e, st.vars)) return;
+    rule(e, fit<typename E::axes_type, typename St::output_hidden>(std::move(ct)), st);
+  }
+}
+
+}  // namespace nax::detail::ad

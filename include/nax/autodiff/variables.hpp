@@ -1,0 +1,173 @@
+// The variables of a differentiation: one per floating-point Array leaf of the
+// differentiated arguments. f sees the user's arrays unchanged (a Hana struct stays that
+// struct), so a use of a variable is found at run time: a Leaf of the traced expression
+// that views the variable's storage. Each variable owns its gradient accumulator, with the
+// variable's axes followed by the output's mapped axes the variable lacks.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "../backend/host/assign.hpp"
+#include "../tree/tree.hpp"
+
+namespace nax::detail::ad {
+
+template <class T, class VarAxes, class VarHidden, class Extra>
+struct variable {
+  using value_type = T;
+  using var_axes = VarAxes;
+  using var_hidden = VarHidden;  // the variable's own mapped axes (an argument mapped by vmap/xmap)
+  using extra_axes = Extra;
+  using grad_axes = concat_t<VarAxes, Extra>;
+  const T* data = nullptr;
+  std::array<index_t, VarAxes::size> extents{};
+  std::array<index_t, VarAxes::size> strides{};
+  std::shared_ptr<array_for_t<T, grad_axes>> grad;
+
+  index_t span() const {
+    index_t n = 1;
+    for (std::size_t k = 0; k < VarAxes::size; ++k) {
+      if (extents[k] == 0) return 0;
+      n += (extents[k] - 1) * strides[k];
+    }
+    return n;
+  }
+  // Does [p, p + n) overlap this variable's storage?
+  bool overlaps(const void* p, index_t n_bytes) const {
+    const char* lo = reinterpret_cast<const char*>(data);
+    const char* hi = lo + span() * static_cast<index_t>(sizeof(T));
+    const char* q = static_cast<const char*>(p);
+    return q < hi && lo < q + n_bytes;
+  }
+};
+
+template <class X>
+struct is_nax_array : std::false_type {};
+template <class T, class... As>
+struct is_nax_array<Array<T, As...>> : std::true_type {};
+
+template <class Leaf>
+struct require_differentiable_leaf {
+  static_assert(array_like<Leaf>,
+                "nax: grad differentiates with respect to arrays (nax::Array, views, expressions) or pytrees of "
+                "them; a leaf of a differentiated argument is a number (Leaf)");
+  static constexpr bool value = true;
+};
+template <class T, class Leaf>
+struct require_floating_variable {
+  static_assert(std::is_floating_point_v<T>,
+                "nax: grad differentiates only with respect to floating-point arrays; a differentiated "
+                "argument holds an integer or bool array (T, Leaf): move it to a non-differentiated "
+                "position (grad<argnums...>) or cast it to float outside f");
+  static constexpr bool value = true;
+};
+
+template <class Hout, class VarHidden = axes<>, class T, class... As, class Out>
+auto make_variable(const ArrayView<const T, As...>& a, const Out& out) {
+  using Extra = difference_t<Hout, axes<As...>>;
+  variable<T, axes<As...>, VarHidden, Extra> v;
+  v.data = a.data();
+  v.extents = a.extents();
+  v.strides = a.strides();
+  std::array<index_t, sizeof...(As) + Extra::size> ext{};
+  for (std::size_t k = 0; k < sizeof...(As); ++k) ext[k] = v.extents[k];
+  [&]<class... Xs>(axes<Xs...>) {
+    std::size_t k = sizeof...(As);
+    ((ext[k++] = extent_of<Xs>(out)), ...);
+  }(Extra{});
+  v.grad = std::make_shared<array_for_t<T, concat_t<axes<As...>, Extra>>>(ext);
+  return v;
+}
+
+// A differentiated leaf that is not an Array (an expression: inside xmap, an argument's
+// part on this device with its mapped axes hidden) is evaluated once into an array owned by
+// the differentiation; f sees that array through the same mapped axes.
+template <class X>
+auto own_leaf(const X& x) {
+  static_assert(require_differentiable_leaf<X>::value);
+  auto e = as_expr(x);
+  using E = decltype(e);
+  auto a = std::make_shared<array_for_t<typename E::value_type, typename E::axes_type>>(e.extents());
+  host::context ctx;
+  host::assign_in_context(a->view(), e, ctx);
+  auto leaf = leaf_of(std::as_const(*a).view(), a);
+  return positional_relayout<identity_kind, typename E::axes_type, decltype(leaf), hidden_t<E>>(std::move(leaf));
+}
+
+template <class Tree>
+constexpr bool all_arrays() {
+  return []<class... Ls>(std::type_identity<std::tuple<Ls...>>) {
+    return (is_nax_array<std::remove_cvref_t<Ls>>::value && ... && true);
+  }(std::type_identity<decltype(tree_leaves(std::declval<const Tree&>()))>{});
+}
+
+// The argument f sees: the user's own when it is not differentiated or is made of Arrays
+// (a Hana struct stays that struct), else the tree with every leaf owned as above.
+template <bool Differentiated, class Arg>
+decltype(auto) prepare_argument(const Arg& arg) {
+  if constexpr (!Differentiated || all_arrays<Arg>()) {
+    return (arg);
+  } else {
+    return tree_transform_leaves(arg, [](const auto& leaf) { return own_leaf(leaf); });
+  }
+}
+
+template <class Hout, class Leaf, class Out>
+auto variable_of_leaf(const Leaf& leaf, const Out& out) {
+  using D = std::remove_cvref_t<Leaf>;
+  if constexpr (is_nax_array<D>::value) {
+    static_assert(require_floating_variable<typename D::value_type, D>::value);
+    return make_variable<Hout>(leaf.view(), out);
+  } else {
+    static_assert(require_floating_variable<typename D::value_type, D>::value);
+    return make_variable<Hout, typename D::hidden_type>(leaf.child.view, out);  // an owned leaf
+  }
+}
+
+// The variables of one differentiated argument (a pytree), in depth-first leaf order.
+template <class Hout, class Tree, class Out>
+auto variables_of(const Tree& tree, const Out& out) {
+  return std::apply([&](const auto&... leaf) { return std::make_tuple(variable_of_leaf<Hout>(leaf, out)...); },
+                    tree_leaves(tree));
+}
+
+template <class Tree>
+inline constexpr std::size_t leaf_count_v = std::tuple_size_v<decltype(tree_leaves(std::declval<const Tree&>()))>;
+
+// Is leaf l exactly a view of variable v (same storage, extents and strides)?
+template <class V, class T, class... As>
+bool is_use_of(const V& v, const Leaf<T, As...>& l) {
+  if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, axes<As...>>) {
+    if (l.view.data() == v.data && l.view.extents() == v.extents && l.view.strides() == v.strides) return true;
+  }
+  index_t n = 1;
+  for (std::size_t k = 0; k < sizeof...(As); ++k) {
+    if (l.view.extents()[k] == 0) return false;
+    n += (l.view.extents()[k] - 1) * (l.view.strides()[k] < 0 ? -l.view.strides()[k] : l.view.strides()[k]);
+  }
+  if (v.overlaps(l.view.data(), n * static_cast<index_t>(sizeof(T))))
+    throw argument_error(
+        "nax: grad: f reads a differentiated array through a view of part of it (an ArrayView made inside f); "
+        "use nax::slice, transpose or rename on the array instead, which grad differentiates");
+  return false;
+}
+
+// Does expression e depend on any variable? (Integer and bool values never do.)
+template <class E, class Vars>
+bool reaches(const E& e, const Vars& vars) {
+  if constexpr (!std::is_floating_point_v<typename E::value_type>) {
+    return false;
+  } else if constexpr (requires { e.view; }) {
+    return std::apply([&](const auto&... v) { return (is_use_of(v, e) || ... || false); }, vars);
+  } else if constexpr (requires { e.children; }) {
+    return std::apply([&](const auto&... c) { return (reaches(c, vars) || ... || false); }, e.children);
+  } else if constexpr (requires { e.a; e.b; }) {
+    return reaches(e.a, vars) || reaches(e.b, vars);
+  } else if constexpr (requires { e.child; }) {
+    return reaches(e.child, vars);
+  } else {
+    return false;
+  }
+}
+
+}  // namespace nax::detail::ad
