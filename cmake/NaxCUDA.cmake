@@ -45,3 +45,27 @@ macro(nax_enable_cuda _nax_result)
     message(STATUS "nax: no CUDA compiler found; CUDA tests are off")
   endif()
 endmacro()
+
+# nax_cuda_backend_target(<result var>): the INTERFACE target nax_cuda_backend (nax::nax + the
+# CUDA runtime, cuBLAS and NCCL) for programs that use <nax/cuda.hpp> and
+# <nax/mesh/nccl_communicator.hpp>. Call after nax_enable_cuda() succeeded. Sets <result var>
+# OFF (with a warning naming the package) when NCCL is missing.
+function(nax_cuda_backend_target _nax_result)
+  set(${_nax_result} OFF PARENT_SCOPE)
+  if(TARGET nax_cuda_backend)
+    set(${_nax_result} ON PARENT_SCOPE)
+    return()
+  endif()
+  find_package(CUDAToolkit REQUIRED)
+  find_library(NAX_NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} DOC "NCCL library")
+  find_path(NAX_NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} DOC "NCCL header")
+  if(NOT NAX_NCCL_LIBRARY OR NOT NAX_NCCL_INCLUDE_DIR)
+    message(WARNING "nax: CUDA found but not NCCL (nccl.h and libnccl.so; Debian/Ubuntu: libnccl-dev, "
+                    "from NVIDIA's CUDA repository); the CUDA tests and GPU benchmarks are off")
+    return()
+  endif()
+  add_library(nax_cuda_backend INTERFACE)
+  target_link_libraries(nax_cuda_backend INTERFACE nax::nax CUDA::cudart CUDA::cublas "${NAX_NCCL_LIBRARY}")
+  target_include_directories(nax_cuda_backend INTERFACE "${NAX_NCCL_INCLUDE_DIR}")
+  set(${_nax_result} ON PARENT_SCOPE)
+endfunction()

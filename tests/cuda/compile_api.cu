@@ -32,7 +32,7 @@ TEST_CASE("a kernel using nax types runs on the device, when there is one") {
   int devices = 0;
   cudaError_t const status = cudaGetDeviceCount(&devices);
   if (status != cudaSuccess || devices == 0) {
-    MESSAGE("no CUDA device found: CUDA tests skipped");
+    MESSAGE("CUDA tests skipped: no device");
     return;
   }
   constexpr nax::index_t n = 1000;

@@ -1,0 +1,99 @@
+// Devices and streams: nax::cuda::device_count(), has_device(), one stream per device
+// (created on first use, lives as long as the program), synchronize().
+// All nax work for a device (allocations, copies, kernels, cuBLAS) is ordered on its stream.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "../../core/errors.hpp"
+#include "error.hpp"
+
+namespace nax::cuda {
+
+// Number of visible CUDA devices; 0 when there is no device or no driver (never throws).
+inline int device_count() {
+  int n = 0;
+  if (cudaGetDeviceCount(&n) != cudaSuccess) {
+    (void)cudaGetLastError();
+    return 0;
+  }
+  return n;
+}
+
+inline bool has_device() { return device_count() > 0; }
+
+inline int current_device() {
+  int device = 0;
+  NAX_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
+namespace detail {
+
+// Makes `device` current for the lifetime of the guard, then restores the previous one.
+class device_guard {
+ public:
+  explicit device_guard(int device) {
+    NAX_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (device != previous_) NAX_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~device_guard() {
+    int now = previous_;
+    if (cudaGetDevice(&now) == cudaSuccess && now != previous_) (void)cudaSetDevice(previous_);
+  }
+  device_guard(const device_guard&) = delete;
+  device_guard& operator=(const device_guard&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+struct device_state {
+  cudaStream_t stream = nullptr;
+  int multiprocessors = 0;
+};
+
+// The per-device state, created on first use (thread-safe). Streams are never destroyed:
+// they live until the process ends, when the driver reclaims them.
+inline const device_state& state(int device) {
+  static std::mutex mutex;
+  static std::vector<std::unique_ptr<device_state>> states;
+  std::lock_guard lock(mutex);
+  if (states.empty()) {
+    int n = device_count();
+    if (n == 0) throw device_error("nax: no CUDA device is available (cudaGetDeviceCount found none)");
+    states.resize(static_cast<std::size_t>(n));
+  }
+  if (device < 0 || device >= static_cast<int>(states.size()))
+    throw device_error("nax: CUDA device " + std::to_string(device) + " does not exist (" +
+                       std::to_string(states.size()) + " devices)");
+  auto& slot = states[static_cast<std::size_t>(device)];
+  if (!slot) {
+    auto made = std::make_unique<device_state>();
+    device_guard guard(device);
+    NAX_CUDA_CHECK(cudaStreamCreateWithFlags(&made->stream, cudaStreamNonBlocking));
+    NAX_CUDA_CHECK(cudaDeviceGetAttribute(&made->multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    slot = std::move(made);
+  }
+  return *slot;
+}
+
+}  // namespace detail
+
+// The stream nax uses on `device` (default: the current device).
+inline cudaStream_t stream(int device) { return detail::state(device).stream; }
+inline cudaStream_t stream() { return stream(current_device()); }
+
+// Waits until all nax work queued on `device` (default: the current one) has finished;
+// raises an asynchronous kernel failure as nax::device_error.
+inline void synchronize(int device) {
+  detail::device_guard guard(device);
+  NAX_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
+}
+inline void synchronize() { synchronize(current_device()); }
+
+}  // namespace nax::cuda

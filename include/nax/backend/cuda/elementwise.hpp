@@ -1,0 +1,67 @@
+// One fused elementwise pass on the device: a kernel templated on the lowered evaluator
+// (lower/evaluators.hpp), so one kernel template serves every axis naming of the same
+// computation. Rows (every loop axis but the innermost) go along the grid's y dimension,
+// the innermost axis along x, both as grid-stride loops; each thread positions its
+// evaluator once per row (set_row) and reads the row with get<Unit>(i).
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+#include "context.hpp"
+
+namespace nax::cuda::detail {
+
+inline constexpr int elementwise_block = 256;
+
+template <class T, bool Unit, std::size_t N, class Ev>
+__global__ void __launch_bounds__(elementwise_block)
+    elementwise_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::array<index_t, N> strides, index_t rows) {
+  constexpr std::size_t R = N > 0 ? N : 1;
+  const index_t n = N > 0 ? extents[N - 1] : 1;
+  const index_t inner_stride = N > 0 ? strides[N - 1] : 0;
+  for (index_t r = blockIdx.y; r < rows; r += gridDim.y) {
+    index_t idx[R] = {};
+    index_t rest = r, offset = 0;
+    if constexpr (N > 1)
+      for (std::size_t k = N - 1; k-- > 0;) {
+        idx[k] = rest % extents[k];
+        rest /= extents[k];
+        offset += idx[k] * strides[k];
+      }
+    Ev local = ev;
+    local.set_row(idx);
+    for (index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x; i < n; i += index_t{blockDim.x} * gridDim.x)
+      out[offset + i * inner_stride] = static_cast<T>(local.template get<Unit>(i));
+  }
+}
+
+// Grid for `rows` rows of `n` elements: enough blocks to fill the device, never more than
+// the work needs.
+inline dim3 elementwise_grid(index_t rows, index_t n, int device) {
+  const index_t target = index_t{state(device).multiprocessors} * 32;
+  const index_t gy = std::min<index_t>(rows, 65535);
+  const index_t want_x = (n + elementwise_block - 1) / elementwise_block;
+  const index_t gx = std::max<index_t>(1, std::min<index_t>(want_x, std::max<index_t>(1, target / gy)));
+  return dim3(static_cast<unsigned>(gx), static_cast<unsigned>(gy), 1);
+}
+
+// out[...] = ev over the loop nest given by extents (strides: out's, in loop order).
+template <class Ev, class T, std::size_t N>
+void run_elementwise(const Ev& ev, T* out, const std::array<index_t, N>& extents, const std::array<index_t, N>& strides,
+                     const context& ctx) {
+  index_t total = 1;
+  for (index_t e : extents) total *= e;
+  if (total == 0) return;
+  const index_t n = N > 0 ? extents[N - 1] : 1;
+  const index_t rows = total / n;
+  device_guard guard(ctx.device);
+  const dim3 grid = elementwise_grid(rows, n, ctx.device);
+  if (ev.unit_inner())
+    elementwise_kernel<T, true, N><<<grid, elementwise_block, 0, ctx.stream>>>(ev, out, extents, strides, rows);
+  else
+    elementwise_kernel<T, false, N><<<grid, elementwise_block, 0, ctx.stream>>>(ev, out, extents, strides, rows);
+  check_launch("elementwise_kernel<<<...>>>");
+}
+
+}  // namespace nax::cuda::detail

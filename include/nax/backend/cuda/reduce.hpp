@@ -1,0 +1,212 @@
+// Reductions (sum, prod, max, min; mean and logsumexp are built from them) on the device.
+// The producer expression is lowered and evaluated inside the reduction kernel (never
+// stored). Two kernels, chosen at compile time by the child's innermost axis:
+//  - reduced innermost axis: one block per output (grid-stride over outputs), or several
+//    blocks per output and a second pass when there are few outputs (a full reduction); the
+//    block's threads read the contiguous rows of the reduced axes, then a block reduction
+//    (warp shuffles, then one value per warp through shared memory);
+//  - kept innermost axis: one thread per output, adjacent threads read adjacent elements
+//    (coalesced), each folds the reduced axes in order; with few outputs the reduced rows are
+//    split over several blocks per output, then a second pass.
+#pragma once
+#include <algorithm>
+#include <array>
+#include <cstddef>
+
+#include "assign.hpp"
+
+namespace nax::cuda::detail {
+
+inline constexpr int reduce_block = 256;
+
+template <class T>
+__device__ T shuffle_down(T v, int offset) {
+  if constexpr (sizeof(T) >= sizeof(int)) return __shfl_down_sync(0xffffffffu, v, offset);
+  else return static_cast<T>(__shfl_down_sync(0xffffffffu, static_cast<int>(v), offset));
+}
+
+// The combination of every thread's v, valid in thread 0. All threads of the block call it.
+template <class Op, class T>
+__device__ T block_reduce(T v) {
+  __shared__ T partial[32];
+  const int lane = static_cast<int>(threadIdx.x & 31u);
+  const int warp = static_cast<int>(threadIdx.x >> 5);
+  for (int offset = 16; offset > 0; offset >>= 1) v = Op::combine(v, shuffle_down(v, offset));
+  if (lane == 0) partial[warp] = v;
+  __syncthreads();
+  const int warps = static_cast<int>((blockDim.x + 31u) >> 5);
+  if (warp == 0) {
+    v = lane < warps ? partial[lane] : Op::template identity<T>();
+    for (int offset = 16; offset > 0; offset >>= 1) v = Op::combine(v, shuffle_down(v, offset));
+  }
+  __syncthreads();  // partial is reused by the block's next output
+  return v;
+}
+
+// idx[from .. from+count) = the row-major decomposition of r over extents[from ..].
+template <std::size_t N>
+__device__ void decode(index_t r, const std::array<index_t, N>& extents, std::size_t from, std::size_t count,
+                       index_t* idx) {
+  for (std::size_t k = from + count; k-- > from;) {
+    idx[k] = r % extents[k];
+    r /= extents[k];
+  }
+}
+
+// Loop = [kept (P axes)..., reduced..., innermost reduced]. Output g's reduced elements
+// (rows x n, row-major) are split into gridDim.y contiguous chunks; block (g, s) folds chunk s
+// into out[g * gridDim.y + s] (with one chunk: out[g] is the result).
+template <class Op, class T, bool Unit, std::size_t N, class Ev>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_inner_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
+                        index_t rows) {
+  const index_t n = extents[N - 1];
+  const index_t total = rows * n;
+  const index_t chunks = gridDim.y, s = blockIdx.y;
+  const index_t lo = (total / chunks) * s + (s < total % chunks ? s : total % chunks);
+  const index_t hi = lo + total / chunks + (s < total % chunks ? 1 : 0);
+  index_t idx[N] = {};
+  for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    decode(g, extents, 0, P, idx);
+    T acc = Op::template identity<T>();
+    if (n > 0) {
+      for (index_t m = lo / n; m < rows && m * n < hi; ++m) {
+        const index_t i0 = lo > m * n ? lo - m * n : 0;
+        const index_t i1 = hi - m * n < n ? hi - m * n : n;
+        decode(m, extents, P, N - 1 - P, idx);
+        Ev local = ev;
+        local.set_row(idx);
+        for (index_t i = i0 + threadIdx.x; i < i1; i += blockDim.x)
+          acc = Op::combine(acc, static_cast<T>(local.template get<Unit>(i)));
+      }
+    }
+    acc = block_reduce<Op>(acc);
+    if (threadIdx.x == 0) out[g * chunks + s] = acc;
+  }
+}
+
+// out[g] = the combination of partial[g * chunks .. (g + 1) * chunks).
+template <class Op, class T>
+__global__ void __launch_bounds__(reduce_block)
+    combine_partials_kernel(const T* partial, T* out, index_t groups, index_t chunks) {
+  for (index_t g = blockIdx.x; g < groups; g += gridDim.x) {
+    T acc = Op::template identity<T>();
+    for (index_t c = threadIdx.x; c < chunks; c += blockDim.x) acc = Op::combine(acc, partial[g * chunks + c]);
+    acc = block_reduce<Op>(acc);
+    if (threadIdx.x == 0) out[g] = acc;
+  }
+}
+
+// Loop = [kept (P axes)..., reduced..., innermost kept]; the outputs are groups x n, row-major.
+// The reduced rows are split into gridDim.z chunks: block (., ., z) folds chunk z of output o
+// into out[o * gridDim.z + z] (with one chunk: out[o] is the result).
+template <class Op, class T, bool Unit, std::size_t N, class Ev>
+__global__ void __launch_bounds__(reduce_block)
+    reduce_outer_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
+                        index_t rows) {
+  const index_t n = extents[N - 1];
+  const index_t chunks = gridDim.z, z = blockIdx.z;
+  const index_t lo = (rows / chunks) * z + (z < rows % chunks ? z : rows % chunks);
+  const index_t hi = lo + rows / chunks + (z < rows % chunks ? 1 : 0);
+  index_t idx[N] = {};
+  for (index_t g = blockIdx.y; g < groups; g += gridDim.y) {
+    decode(g, extents, 0, P, idx);
+    for (index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x; i < n; i += index_t{blockDim.x} * gridDim.x) {
+      T acc = Op::template identity<T>();
+      decode(lo, extents, P, N - 1 - P, idx);
+      for (index_t m = lo; m < hi; ++m) {
+        Ev local = ev;
+        local.set_row(idx);
+        acc = Op::combine(acc, static_cast<T>(local.template get<Unit>(i)));
+        for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
+          if (++idx[k] < extents[k]) break;
+          idx[k] = 0;
+        }
+      }
+      out[(g * n + i) * chunks + z] = acc;
+    }
+  }
+}
+
+template <class Op, class C, class... Removed>
+auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, context& ctx) {
+  using Node = nax::detail::Reduce<Op, C, Removed...>;
+  using T = typename Node::value_type;
+  using CA = typename C::axes_type;
+  using NA = typename Node::axes_type;  // the kept axes, in the child's order
+  using Reduced = nax::detail::intersection_t<CA, axes<Removed...>>;
+  using Inner = nax::detail::last_t<CA>;
+  device_guard guard(ctx.device);
+  auto out = std::make_shared<device_array_for_t<T, NA>>(device_array_for_t<T, NA>::uninitialized, node.extents());
+  const auto result = [&] { return leaf_of(std::as_const(*out).view(), out).as_leaf(); };
+  if constexpr (Reduced::size == 0) {
+    assign_in_context(mutable_host_view(*out), nax::detail::make_map<nax::detail::fn::cast_to<T>>(node.child), ctx);
+    return result();
+  } else {
+    constexpr bool inner_reduced = nax::detail::intersection_t<Inner, Reduced>::size > 0;
+    using Loop = std::conditional_t<inner_reduced, nax::detail::concat_t<NA, Reduced>,
+                                    nax::detail::concat_t<nax::detail::difference_t<NA, Inner>, Reduced, Inner>>;
+    constexpr std::size_t N = Loop::size;
+    constexpr std::size_t P = inner_reduced ? NA::size : NA::size - 1;
+    auto ev = nax::detail::lower<nax::detail::last_t<Loop>>(node.child, nax::detail::identity_placement<CA, Loop>(), ctx);
+    const auto ext = nax::detail::extents_by_name<Loop>(node.child);
+    index_t groups = 1, rows = 1;
+    for (std::size_t k = 0; k != P; ++k) groups *= ext[k];
+    for (std::size_t k = P; k + 1 < N; ++k) rows *= ext[k];
+    const index_t n = ext[N - 1];
+    const index_t outputs = inner_reduced ? groups : groups * n;
+    if (outputs == 0) return result();
+    const bool unit = ev.unit_inner();
+    if constexpr (inner_reduced) {
+      // Few outputs with much to fold each: several blocks per output, then a second pass.
+      const index_t target = index_t{state(ctx.device).multiprocessors} * 8;
+      index_t chunks = 1;
+      if (groups < target) {
+        chunks = std::min<index_t>((target + groups - 1) / groups, (rows * n + 4 * reduce_block - 1) / (4 * reduce_block));
+        chunks = std::max<index_t>(1, std::min<index_t>(chunks, 65535));
+      }
+      const dim3 grid(static_cast<unsigned>(std::min<index_t>(groups, index_t{1} << 30)), static_cast<unsigned>(chunks));
+      device_buffer<T> partial;
+      T* target_buffer = out->data();
+      if (chunks > 1) {
+        partial = device_buffer<T>(static_cast<std::size_t>(groups * chunks), ctx.device);
+        target_buffer = partial.data();
+      }
+      if (unit)
+        reduce_inner_kernel<Op, T, true, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+      else
+        reduce_inner_kernel<Op, T, false, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+      check_launch("reduce_inner_kernel<<<...>>>");
+      if (chunks > 1) {
+        combine_partials_kernel<Op, T><<<grid.x, reduce_block, 0, ctx.stream>>>(partial.data(), out->data(), groups, chunks);
+        check_launch("combine_partials_kernel<<<...>>>");
+      }
+    } else {
+      // Few outputs with many rows each: split the rows over grid z, then a second pass.
+      const index_t threads = index_t{state(ctx.device).multiprocessors} * 2048;
+      index_t chunks = 1;
+      if (outputs < threads) chunks = std::max<index_t>(1, std::min<index_t>({threads / outputs, rows / 16, 65535}));
+      dim3 grid = elementwise_grid(groups, n, ctx.device);
+      grid.z = static_cast<unsigned>(chunks);
+      device_buffer<T> partial;
+      T* target_buffer = out->data();
+      if (chunks > 1) {
+        partial = device_buffer<T>(static_cast<std::size_t>(outputs * chunks), ctx.device);
+        target_buffer = partial.data();
+      }
+      if (unit)
+        reduce_outer_kernel<Op, T, true, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+      else
+        reduce_outer_kernel<Op, T, false, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+      check_launch("reduce_outer_kernel<<<...>>>");
+      if (chunks > 1) {
+        const unsigned blocks = static_cast<unsigned>(std::min<index_t>(outputs, index_t{1} << 30));
+        combine_partials_kernel<Op, T><<<blocks, reduce_block, 0, ctx.stream>>>(partial.data(), out->data(), outputs, chunks);
+        check_launch("combine_partials_kernel<<<...>>>");
+      }
+    }
+    return result();
+  }
+}
+
+}  // namespace nax::cuda::detail
