@@ -325,3 +325,22 @@ TEST_CASE("samplers inside vmap: a mapped key array gives each member its own st
   // The loop over keys (a C++ Key each) gives the same numbers.
   for (index_t b = 0; b < 4; ++b) CHECK(inside_single(nr::wrap_key_data(pi_keys(b))).item() == inside(b));
 }
+
+TEST_CASE("samples of more than 2^32 values keep 64-bit counters (sliced, never stored)") {
+  // The unit-stride path counts in 32 bits; a sample of more than 2^32 values must take the
+  // 64-bit path, including across the 2^32 boundary. Element i is random_bits32(key, i).
+  const nr::Key k = nr::key(5);
+  const index_t big = (index_t{1} << 32) + 16, start = (index_t{1} << 32) - 5;
+  nax::Array<std::uint32_t, sample> across = nax::slice<sample>(nr::bits<sample>(k, {big}), start, start + 10);
+  for (index_t i = 0; i < 10; ++i) CHECK(across(i) == nr::random_bits32(k, start + i));
+  // 2-D: rows of 2^31 + 1 values, so rows 2 and 3 start past 2^32; read a window of each.
+  const index_t cols = (index_t{1} << 31) + 1;
+  nax::Array<std::uint32_t, row, col> window =
+      nax::slice<col>(nr::bits<row, col>(k, {4, cols}), cols - 4, cols);
+  for (index_t r = 0; r < 4; ++r)
+    for (index_t c = 0; c < 4; ++c) CHECK(window(r, c) == nr::random_bits32(k, r * cols + cols - 4 + c));
+  // Exactly 2^32 values: the last index, 2^32 - 1, still fits the 32-bit path.
+  const index_t exact = index_t{1} << 32;
+  nax::Array<std::uint32_t, sample> tail = nax::slice<sample>(nr::bits<sample>(k, {exact}), exact - 3, exact);
+  for (index_t i = 0; i < 3; ++i) CHECK(tail(i) == nr::random_bits32(k, exact - 3 + i));
+}

@@ -9,6 +9,7 @@
 #pragma once
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <tuple>
 
 #include "../core/config.hpp"
@@ -86,32 +87,51 @@ struct index_eval {
 };
 
 // Generated values: f(seed value, linear index), the index affine in the loop indices.
-template <class F, class SeedEv, std::size_t N, bool DependsInner>
+// A value that does not move along the innermost axis (a key split per row, for instance)
+// is computed once per row in set_row: the compiler cannot be trusted to hoist a whole
+// cipher out of a vectorised loop (only when the seed does not move along it either: a key
+// per batch element with batch innermost does). When the generated values number at most 2^32
+// (counter32, set by lower), the unit path computes the index in 32 bits: the compiler then
+// sees a counter whose high word is 0, as in a hand-written threefry loop (about a sixth of
+// the vector instructions of a sampler are 64-bit index arithmetic otherwise). Larger
+// samples take the strided path with 64-bit indices.
+template <class F, class SeedEv, std::size_t N, bool DependsInner, bool SeedDependsInner>
 struct generate_eval {
+  static constexpr bool per_row = !DependsInner && !SeedDependsInner;
   using value_type = typename F::template result<typename SeedEv::value_type>;
   F f;
   SeedEv seed;
   index_t base;
   std::array<index_t, N> coef;
   index_t row = 0;
+  bool counter32 = false;
+  value_type row_value{};
   NAX_HOST_DEVICE void set_row(const index_t* idx) {
     seed.set_row(idx);
     row = base;
     if constexpr (N > 0)
       for (std::size_t k = 0; k + 1 < N; ++k) row += idx[k] * coef[k];
+    if constexpr (per_row) row_value = f(seed.template get<true>(0), row);
   }
   template <bool Unit>
   NAX_HOST_DEVICE value_type get(index_t i) const {
-    index_t linear = row;
     if constexpr (DependsInner) {
-      if constexpr (Unit) linear += i;
-      else linear += i * coef[N - 1];
+      index_t linear;
+      if constexpr (Unit)  // counter32: row + i < 2^32, so the 32-bit sum is exact
+        linear = static_cast<index_t>(static_cast<std::uint32_t>(row) + static_cast<std::uint32_t>(i));
+      else
+        linear = row + i * coef[N - 1];
+      return f(seed.template get<Unit>(i), linear);
+    } else if constexpr (per_row) {
+      return row_value;
+    } else {
+      return f(seed.template get<Unit>(i), row);
     }
-    return f(seed.template get<Unit>(i), linear);
   }
-  // Unit also promises that the linear index moves by 1 along the innermost axis.
+  // Unit also promises that the linear index moves by 1 along the innermost axis and fits
+  // in 32 bits.
   bool unit_inner() const {
-    if constexpr (DependsInner) return seed.unit_inner() && coef[N - 1] == 1;
+    if constexpr (DependsInner) return seed.unit_inner() && coef[N - 1] == 1 && counter32;
     else return seed.unit_inner();
   }
   template <class V>

@@ -87,8 +87,13 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
     auto seed = lower<intersection_t<InnerAxes, SA>>(node.seed, restrict_placement<SA, NA>(p), ctx);
     // Linear index over the generated axes: row-major strides times the placement.
     auto strides = row_major_strides(node.generated_extents);
-    generate_eval<typename Node::functor, decltype(seed), N, intersection_t<InnerAxes, G>::size != 0> ev{
+    generate_eval<typename Node::functor, decltype(seed), N, intersection_t<InnerAxes, G>::size != 0,
+                  intersection_t<InnerAxes, SA>::size != 0>
+        ev{
         node.f, seed, 0, {}};
+    index_t count = 1;
+    for (index_t e : node.generated_extents) count *= e;  // checked_size: no overflow
+    ev.counter32 = count <= (index_t(1) << 32);
     [&]<class... Gs>(axes<Gs...>) {
       std::size_t g = 0;
       ((ev.base += strides[g] * p.offset[index_of_v<Gs, NA>],
