@@ -424,7 +424,179 @@ def family_relayout(out):
         out.case("fused_" + t, "fused", [x, v], [jnp.sum(x[:, ::2] * v[::2], axis=1) + jnp.max(x, axis=1)], dtype=dt)
 
 
-FAMILIES = {"core": family_core, "relayout": family_relayout, "vmap": family_vmap, "collectives": family_collectives, "random": family_random}
+# ---------------------------------------------------------------------------------------------
+# (e) grad: jax.grad / jax.value_and_grad of the seeds' losses and a two-layer MLP. The models
+# are the examples': train_pmap's linear model (w (in, out=1), b (out=1), y (example, out)),
+# train_logistic's (w (feature), b scalar, labels +-1), mlp_2d_mesh's two-layer MLP
+# (w1 (hidden, in), b1 (hidden), w2 (hidden, out), b2 (out)). Gradients are stored leaf by leaf
+# in the order of the parameters (a dict's leaves in the order w1, b1, w2, b2, not JAX's sorted
+# order). Contractions at HIGHEST precision (their transposes inherit it).
+
+def linear_loss(p, x, y):
+    w, b = p
+    return jnp.mean(jnp.square(jnp.dot(x, w, precision=HIGHEST) + b - y))
+
+
+def logistic_loss(p, x, y):
+    w, b = p
+    return -jnp.mean(jax.nn.log_sigmoid(y * (jnp.dot(x, w, precision=HIGHEST) + b)))
+
+
+def mlp_loss(p, x, y, act):
+    w1, b1, w2, b2 = p
+    h = act(jnp.dot(x, w1.T, precision=HIGHEST) + b1)
+    return jnp.mean(jnp.square(jnp.dot(h, w2, precision=HIGHEST) + b2 - y))
+
+
+ACTS = {"tanh": jnp.tanh, "relu": jax.nn.relu}
+
+
+def signs(dt, shape):
+    return np.where(rng.integers(0, 2, shape) == 1, 1.0, -1.0).astype(dt)
+
+
+def family_grad(out):
+    for dt in ["float32", "float64"]:
+        t = tag(dt)
+        # train_pmap's linear model: value_and_grad and grad w.r.t. the params tuple (w, b)
+        for n, k in [(32, 3), (8, 5)]:
+            x, y = values(dt, (n, k)), values(dt, (n, 1))
+            w, b = values(dt, (k, 1)), values(dt, (1,))
+            v, (gw, gb) = jax.value_and_grad(linear_loss)((w, b), x, y)
+            out.case("linear_%s_%dx%d" % (t, n, k), "linear", [w, b, x, y], [v, gw, gb] + list(jax.grad(linear_loss)((w, b), x, y)),
+                     dtype=dt, api="value_and_grad,grad")
+        # train_logistic's loss
+        for n, k in [(12, 20), (8, 4)]:
+            x, y = values(dt, (n, k)), signs(dt, (n,))
+            w, b = values(dt, (k,)) / 3, values(dt, ())
+            v, (gw, gb) = jax.value_and_grad(logistic_loss)((w, b), x, y)
+            out.case("logistic_%s_%dx%d" % (t, n, k), "logistic", [w, b, x, y],
+                     [v, gw, gb] + list(jax.grad(logistic_loss)((w, b), x, y)), dtype=dt, api="value_and_grad,grad")
+        # mlp_2d_mesh's two-layer MLP (tanh) and the same with relu; shapes (batch, in, hidden, out)
+        for act in ["tanh", "relu"]:
+            for n, k, h, o in [(8, 6, 10, 2), (5, 3, 4, 1)]:
+                x, y = values(dt, (n, k)) / 2, values(dt, (n, o))
+                p = (values(dt, (h, k)) / 2, values(dt, (h,)) / 3, values(dt, (h, o)) / 2, values(dt, (o,)) / 3)
+                v, g = jax.value_and_grad(lambda q, a, c: mlp_loss(q, a, c, ACTS[act]))(p, x, y)
+                out.case("mlp_%s_vg_%s_%dx%dx%dx%d" % (act, t, n, k, h, o), "mlp", list(p) + [x, y], [v] + list(g),
+                         dtype=dt, act=act, api="value_and_grad")
+        # argnums=(0, 1): loss(w, b, x, y) w.r.t. w and b, grad (outputs 0-1) and value_and_grad (2-4)
+        for n, k in [(16, 3), (6, 4)]:
+            x, y = values(dt, (n, k)), values(dt, (n, 1))
+            w, b = values(dt, (k, 1)), values(dt, (1,))
+            f = lambda w_, b_, x_, y_: linear_loss((w_, b_), x_, y_)
+            s = "%dx%d" % (n, k)
+            v, (gw, gb) = jax.value_and_grad(f, argnums=(0, 1))(w, b, x, y)
+            out.case("argnums_%s_%s" % (t, s), "argnums", [w, b, x, y], list(jax.grad(f, argnums=(0, 1))(w, b, x, y)) +
+                     [v, gw, gb], dtype=dt, argnums="0,1", api="grad,value_and_grad")
+        # a pytree: the MLP's params as a dict {w1, b1, w2, b2} (nax: a Hana struct)
+        for n, k, h, o in [(8, 4, 6, 2), (3, 2, 5, 3)]:
+            x, y = values(dt, (n, k)) / 2, values(dt, (n, o))
+            p = {"w1": values(dt, (h, k)) / 2, "b1": values(dt, (h,)) / 3, "w2": values(dt, (h, o)) / 2,
+                 "b2": values(dt, (o,)) / 3}
+            f = lambda q, a, c: mlp_loss((q["w1"], q["b1"], q["w2"], q["b2"]), a, c, jnp.tanh)
+            g = jax.grad(f)(p, x, y)
+            keys = ["w1", "b1", "w2", "b2"]
+            out.case("pytree_mlp_%s_%dx%dx%dx%d" % (t, n, k, h, o), "pytree_mlp", [p[q] for q in keys] + [x, y],
+                     [g[q] for q in keys], dtype=dt, leaves="w1,b1,w2,b2")
+    # The maps, float64 only (compile time; float32 pmap + grad: family training).
+    dt, t = "float64", "f64"
+    # vmap(grad): per-example gradients, params not mapped (in_axes=(None, 0, 0))
+    for n, k in [(6, 3), (4, 5)]:
+        x, y = values(dt, (n, k)), values(dt, (n, 1))
+        w, b = values(dt, (k, 1)), values(dt, (1,))
+        gw, gb = jax.vmap(jax.grad(linear_loss), in_axes=(None, 0, 0))((w, b), x, y)
+        out.case("vmap_grad_linear_%s_%dx%d" % (t, n, k), "vmap_grad_linear", [w, b, x, y], [gw, gb], dtype=dt)
+        ys = signs(dt, (n,))
+        wl, bl = values(dt, (k,)) / 3, values(dt, ())
+        gw, gb = jax.vmap(jax.grad(logistic_loss), in_axes=(None, 0, 0))((wl, bl), x, ys)
+        out.case("vmap_grad_logistic_%s_%dx%d" % (t, n, k), "vmap_grad_logistic", [wl, bl, x, ys], [gw, gb],
+                 dtype=dt)
+    # JAX issue 3970: on 4 devices, value_and_grad of pmean of the devices' losses w.r.t.
+    # replicated params equals the single-device gradient of the mean loss over all the data.
+    # JAX computes this with jax.shard_map (replicated in_specs P(), out_specs P(): outputs
+    # 0-2); outputs 3-4: jax.grad of the mean loss over all 4n examples; outputs 5-6: what
+    # jax.pmap(in_axes=(None, 0, 0)) returns for the same program (jax 0.10.2): each device's
+    # gradient of its own loss (pmap does not know p is replicated, pmean's transpose is a
+    # pmean of the per-device cotangent 1), whose mean over the devices is outputs 3-4. nax's
+    # pmap gives the shard_map result (docs/autodiff.md). x (device, example, in).
+    from jax.sharding import Mesh, PartitionSpec as P
+    mesh = Mesh(np.array(jax.devices()), ("i",))
+    for n, k in [(8, 3), (5, 2)]:
+        x, y = values(dt, (4, n, k)), values(dt, (4, n, 1))
+        w, b = values(dt, (k, 1)), values(dt, (1,))
+        f = lambda q, a, c: lax.pmean(linear_loss(q, a, c), "i")
+        sm = jax.shard_map(lambda q, a, c: jax.value_and_grad(f)(q, a[0], c[0]), mesh=mesh,
+                           in_specs=(P(), P("i"), P("i")), out_specs=P())
+        v, (gw, gb) = sm((w, b), x, y)
+        rw, rb = jax.grad(linear_loss)((w, b), x.reshape(4 * n, k), y.reshape(4 * n, 1))
+        _, (pw, pb) = jax.pmap(jax.value_and_grad(f), axis_name="i", in_axes=(None, 0, 0))((w, b), x, y)
+        np.testing.assert_allclose(gw, rw, rtol=1e-5)
+        np.testing.assert_allclose(np.mean(pw, axis=0), rw, rtol=1e-5)
+        out.case("pmean_grad_%s_4x%dx%d" % (t, n, k), "pmean_grad", [w, b, x, y], [v, gw, gb, rw, rb, pw, pb],
+                 dtype=dt, map="pmap")
+
+
+# ---------------------------------------------------------------------------------------------
+# (f) training: the seeds' training loops in JAX from the examples' initial params and data
+# (drawn with jax.random as the examples draw them with nax::random; float64 cases: the same
+# float32 data widened). Outputs: the loss of every step, then the final params.
+
+def pmap_step(loss_fn, lr, mean_loss):
+    def step(p, x, y):
+        loss, grads = jax.value_and_grad(loss_fn)(p, x, y)
+        grads = lax.pmean(grads, "i")
+        new = jax.tree_util.tree_map(lambda w, g: w - lr * g, p, grads)
+        return new, (lax.pmean(loss, "i") if mean_loss else loss)
+    return jax.pmap(step, axis_name="i", in_axes=(None, 0, 0))
+
+
+def family_training(out):
+    # examples/train_pmap.cpp: 4 devices x 32 examples, 3 features, lr 0.01, 10 steps; the loss
+    # of a step is the mean of the devices' losses before the update.
+    kx, kn = R.split(R.key(0))
+    x = R.normal(kx, (128, 3), jnp.float32)
+    w_true = jnp.array([[2.0], [-1.0], [0.5]], jnp.float32)
+    y = jnp.dot(x, w_true, precision=HIGHEST) + 0.3 + 0.1 * R.normal(kn, (128, 1), jnp.float32)
+    x, y = np.asarray(x).reshape(4, 32, 3), np.asarray(y).reshape(4, 32, 1)
+    for dt in ["float32", "float64"]:
+        xs, ys = x.astype(dt), y.astype(dt)
+        p = (np.ones((3, 1), dt), np.zeros((1,), dt))
+        step = pmap_step(linear_loss, 0.01, False)
+        losses = []
+        for _ in range(10):
+            new, loss = step(p, xs, ys)
+            losses.append(jnp.mean(loss))
+            p = jax.tree_util.tree_map(lambda a: np.asarray(a[0]), new)
+        # the float64 case reads the float32 case's inputs and widens them (inputs=...)
+        ins, extra = ([xs, ys], {}) if dt == "float32" else ([], {"inputs": "train_pmap_f32"})
+        out.case("train_pmap_" + tag(dt), "train_pmap", ins, [np.array(losses, dt), p[0], p[1]], dtype=dt,
+                 steps=10, lr=0.01, **extra)
+    # examples/train_logistic.cpp: 4 x 32 examples, 20 features, labels +-1, lr 0.5; 101 losses
+    # (pmean of the devices' losses) at steps 0..100, the params after 100 updates.
+    keys = R.split(R.key(42), 3)
+    x = R.normal(keys[0], (4, 32, 20), jnp.float32)
+    w_true = R.normal(keys[1], (20,), jnp.float32)
+    noise = R.normal(keys[2], (4, 32), jnp.float32)
+    y = jnp.where(jnp.dot(x, w_true, precision=HIGHEST) + 0.5 * noise > 0, 1.0, -1.0).astype(jnp.float32)
+    x, y = np.asarray(x), np.asarray(y)
+    for dt in ["float32", "float64"]:
+        xs, ys = x.astype(dt), y.astype(dt)
+        p = (np.zeros((20,), dt), np.zeros((), dt))
+        step = pmap_step(logistic_loss, 0.5, True)
+        losses = []
+        for s in range(101):
+            new, loss = step(p, xs, ys)
+            losses.append(loss[0])
+            if s < 100:
+                p = jax.tree_util.tree_map(lambda a: np.asarray(a[0]), new)
+        ins, extra = ([xs, ys], {}) if dt == "float32" else ([], {"inputs": "train_logistic_f32"})
+        out.case("train_logistic_" + tag(dt), "train_logistic", ins, [np.array(losses, dt), p[0], p[1]],
+                 dtype=dt, steps=100, lr=0.5, **extra)
+
+
+FAMILIES = {"core": family_core, "relayout": family_relayout, "vmap": family_vmap, "collectives": family_collectives, "random": family_random,
+            "grad": family_grad, "training": family_training}
 
 
 def main(argv):
