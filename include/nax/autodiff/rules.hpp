@@ -1,12 +1,15 @@
-// Reverse-mode rules, one per node type. backprop(node, ct, state) sends the cotangent ct
-// of node to the children that depend on a variable, and at a variable's leaf adds it into
-// the variable's gradient. Cotangents are nax expressions: an elementwise backward chain
-// stays one lazy expression (one fused pass where it is consumed); the adjoint of a
-// contraction is a contraction; reductions and contractions of the forward pass are found
-// in the evaluation context's memo (same node id), so the backward pass never recomputes them.
+// Reverse-mode rules, one per node type (the joins' in rules_join.hpp, the collectives' in
+// rules_collective.hpp). backprop(node, ct, state) sends the cotangent ct of node to the
+// children that depend on a variable, and at a variable's leaf adds it into the variable's
+// gradient. Cotangents are nax expressions: an elementwise backward chain stays one lazy
+// expression (one fused pass where it is consumed); the adjoint of a contraction is a
+// contraction; reductions and contractions of the forward pass are found in the evaluation
+// context's memo (same node id), so the backward pass never recomputes them.
 #pragma once
+#include <stdexcept>
 #include <string>
 
+#include "../mesh/communicator.hpp"
 #include "cotangent.hpp"
 #include "variables.hpp"
 
@@ -28,11 +31,10 @@ void backprop(const E& e, Ct ct, St& st);
                        " lies between a differentiated argument and the output; its gradient is not implemented");
 }
 
-// Any other node (merge, concatenate, stack, ppermute, all_gather, pmax, ...).
+// Any other node.
 template <class E, class Ct, class St>
 void rule(const E&, const Ct&, St&) {
-  not_differentiable("an operation without a reverse-mode rule (merge, concatenate, stack, ppermute, all_gather, "
-                     "pmax or pmin)");
+  not_differentiable("an operation without a reverse-mode rule");
 }
 
 // A leaf: adds the cotangent into the gradient of each variable it is a use of.
@@ -61,7 +63,8 @@ struct is_cast : std::false_type {};
 template <class T>
 struct is_cast<fn::cast_to<T>> : std::true_type {};
 
-// Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast passes it on.
+// Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast and +
+// pass it on, - negates it for its second operand, * multiplies it by the other factor.
 template <class F, class... Cs, class Ct, class St>
 void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
   using T = typename Map<F, Cs...>::value_type;
@@ -74,8 +77,14 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
         if constexpr (std::is_same_v<F, fn::select>) {
           if constexpr (J == 1) backprop(child, make_map<fn::select>(std::get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
           else if constexpr (J == 2) backprop(child, make_map<fn::select>(std::get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
-        } else if constexpr (is_cast<F>::value) {
-          backprop(child, ct, st);  // cast_to<T>: the identity on values
+        } else if constexpr (is_cast<F>::value || std::is_same_v<F, fn::plus> ||
+                             (std::is_same_v<F, fn::minus> && J == 0)) {
+          backprop(child, ct, st);  // cast_to<T>: the identity on values; +: partial 1
+        } else if constexpr (std::is_same_v<F, fn::minus>) {
+          backprop(child, make_map<fn::negate>(ct), st);
+        } else if constexpr (std::is_same_v<F, fn::multiplies>) {
+          // ct times the other factor: the cotangent's type does not carry this child.
+          backprop(child, make_map<fn::multiplies>(ct, std::get<1 - J>(m.children)), st);
         } else {
           auto d = std::apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); }, m.children);
           backprop(child, make_map<fn::multiplies>(ct, std::move(d)), st);
@@ -136,13 +145,6 @@ void rule(const Contract<A, B, K...>& n, const Ct& ct, St& st) {
     backprop(n.b, adjoint(n.a, intersection_t<typename N::a_outer_axes, visible_t<A>>{}), st);
 }
 
-// psum's all-reduce: ct passes to the local sum below it (whose rule broadcasts it).
-template <class C, class Kind, class Axis, class Ct, class St>
-void rule(const CommCollective<C, Kind, Axis>& n, const Ct& ct, St& st) {
-  if constexpr (std::is_same_v<Kind, all_reduce_kind<sum_op>>) backprop(n.child, ct, st);
-  else not_differentiable(std::is_same_v<Kind, all_gather_kind> ? "all_gather" : "pmax or pmin");
-}
-
 // Relayouts. By-name ones (transpose, broadcast_to, the maps' hide/reveal) and renames are
 // lazy: ct is summed over the broadcast axes and relaid out by name. The others (slice, split,
 // a device's part of a mapped axis) scatter ct into zeros of the child's extents through the
@@ -180,6 +182,19 @@ bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
 void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st);
 
+// Relayouts that only relabel (rename; transpose, broadcast_to and the maps' hide, reveal and
+// mark, which change the axis list): always simple, so they do not instantiate scatter. Only
+// a relayout with its child's own axes (slice, a device's part) or a split selects elements.
+template <class C, class Kind, class Out, class H, class U>
+inline constexpr bool relabels_only_v =
+    rename_traits<Kind>::value ||
+    (std::is_same_v<Kind, identity_kind> && (!std::is_same_v<Out, typename C::axes_type> ||
+                                             !std::is_same_v<H, hidden_t<C>> || !std::is_same_v<U, unbound_t<C>>));
+
+[[noreturn]] inline void relabelling_moved_elements() {
+  throw std::logic_error("nax: grad: internal error: a relabelling relayout moves elements");
+}
+
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
 void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
   using CA = typename C::axes_type;
@@ -193,16 +208,27 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
       backprop(r.child, spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()), st);
       return;
     }
-    scatter(r, std::move(ct), st);
+    if constexpr (relabels_only_v<C, Kind, Out, H, U>) relabelling_moved_elements();
+    else scatter(r, std::move(ct), st);
   } else if constexpr (rename_traits<Kind>::value) {
-    if (simple_relayout(r)) {
-      backprop(r.child, rename_axis<typename rename_traits<Kind>::to, typename rename_traits<Kind>::from>(ct_in), st);
-      return;
-    }
-    scatter(r, ct_in, st);
+    // A ct varying over an output's mapped axis that the child names too (all_gather renames
+    // the gathered axis away) is psum'd over it first, so the two uses of the name do not meet.
+    auto ct = collapse<Out, CA>(ct_in);
+    if (!simple_relayout(r)) relabelling_moved_elements();
+    backprop(r.child, rename_axis<typename rename_traits<Kind>::to, typename rename_traits<Kind>::from>(std::move(ct)),
+             st);
   } else {
     scatter(r, ct_in, st);
   }
+}
+
+// A device's part of a mapped axis X (psum_scatter, ppermute, all_to_all over a mesh axis):
+// the child holds every member of X, the same on each device, so the cotangent z scattered
+// from this device's part is summed over the devices (an all-gather of their parts).
+template <class X, class R, class Z>
+void sum_over_devices(const R& r, Z& z) {
+  if (extent_of<X>(r) < extent_of<X>(r.child))
+    if (communicator* comm = binding_of<X>().comm) comm->all_reduce(z.data(), z.size());
 }
 
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
@@ -241,9 +267,17 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   }(CtAxes{});
   view_for_t<T, CtAxes> view(z->data() + base, vext, vstr);
   host::assign_in_context(view, make_map<fn::cast_to<T>>(ct), st.ctx);
+  [&]<class... Xs>(axes<Xs...>) { (sum_over_devices<Xs>(r, *z), ...); }(intersection_t<hidden_t<C>, Out>{});
   auto leaf = leaf_of(std::as_const(*z).view(), z);
   backprop(r.child, positional_relayout<identity_kind, ZAxes, decltype(leaf), union_t<hidden_t<C>, Extra>>(leaf), st);
 }
+
+}  // namespace nax::detail::ad
+
+#include "rules_collective.hpp"
+#include "rules_join.hpp"
+
+namespace nax::detail::ad {
 
 template <class E, class Ct, class St>
 void backprop(const E& e, Ct ct, St& st) {
