@@ -6,6 +6,13 @@
 //   unit_inner()      whether Unit may be promised.
 // DependsInner is known at compile time: a leaf that does not move along the innermost axis
 // reads one value per row, which keeps broadcasts on the vectorised path.
+//   can_fold(k, ek, en) / fold(k, ek, en)
+//                     whether loop axis k (extent ek) can be merged into the innermost one
+//                     (extent en; every axis between them has extent 1), and doing it: the
+//                     merged axis runs k's index times en plus the inner one, axis k keeps
+//                     index 0. The loops fold while they can, so that an array with short
+//                     trailing axes (a size-1 "out" axis, say) runs long inner loops instead
+//                     of paying a row's setup per element.
 #pragma once
 #include <array>
 #include <cstddef>
@@ -15,6 +22,21 @@
 #include "../core/config.hpp"
 
 namespace nax::detail {
+
+// Folding of one affine index (stride per loop axis). moves_inner: whether the type lets the
+// index move along the innermost axis.
+template <std::size_t N>
+NAX_HOST_DEVICE bool affine_can_fold(const std::array<index_t, N>& s, bool moves_inner, std::size_t k, index_t ek,
+                                     index_t en) {
+  if (ek == 1) return true;
+  if (!moves_inner) return s[k] == 0;
+  return en == 1 || s[k] == s[N - 1] * en;
+}
+template <std::size_t N>
+NAX_HOST_DEVICE void affine_fold(std::array<index_t, N>& s, bool moves_inner, std::size_t k, index_t ek, index_t en) {
+  if (moves_inner && ek != 1 && en == 1) s[N - 1] = s[k];
+  s[k] = 0;
+}
 
 // Reads data[offset] with offset = base + sum_k stride[k] * loop_index[k]; offsets, not
 // pointers, so no out-of-range pointer is ever formed.
@@ -44,6 +66,10 @@ struct leaf_eval {
     if constexpr (DependsInner) return stride[N - 1] == 1;
     else return true;
   }
+  bool can_fold(std::size_t k, index_t ek, index_t en) const {
+    return affine_can_fold(stride, DependsInner, k, ek, en);
+  }
+  void fold(std::size_t k, index_t ek, index_t en) { affine_fold(stride, DependsInner, k, ek, en); }
   template <class V>
   void visit_leaves(V&& v) const {
     v(*this);
@@ -60,6 +86,8 @@ struct scalar_eval {
     return value;
   }
   bool unit_inner() const { return true; }
+  bool can_fold(std::size_t, index_t, index_t) const { return true; }
+  void fold(std::size_t, index_t, index_t) {}
   template <class V>
   void visit_leaves(V&&) const {}
 };
@@ -82,6 +110,8 @@ struct index_eval {
     else return static_cast<T>(row);
   }
   bool unit_inner() const { return true; }
+  bool can_fold(std::size_t k, index_t ek, index_t en) const { return affine_can_fold(coef, DependsInner, k, ek, en); }
+  void fold(std::size_t k, index_t ek, index_t en) { affine_fold(coef, DependsInner, k, ek, en); }
   template <class V>
   void visit_leaves(V&&) const {}
 };
@@ -134,6 +164,13 @@ struct generate_eval {
     if constexpr (DependsInner) return seed.unit_inner() && coef[N - 1] == 1 && counter32;
     else return seed.unit_inner();
   }
+  bool can_fold(std::size_t k, index_t ek, index_t en) const {
+    return affine_can_fold(coef, DependsInner, k, ek, en) && seed.can_fold(k, ek, en);
+  }
+  void fold(std::size_t k, index_t ek, index_t en) {
+    affine_fold(coef, DependsInner, k, ek, en);
+    seed.fold(k, ek, en);
+  }
   template <class V>
   void visit_leaves(V&& v) const {
     seed.visit_leaves(v);
@@ -154,6 +191,12 @@ struct map_eval {
   }
   bool unit_inner() const {
     return std::apply([](const auto&... c) { return (c.unit_inner() && ... && true); }, children);
+  }
+  bool can_fold(std::size_t k, index_t ek, index_t en) const {
+    return std::apply([&](const auto&... c) { return (c.can_fold(k, ek, en) && ... && true); }, children);
+  }
+  void fold(std::size_t k, index_t ek, index_t en) {
+    std::apply([&](auto&... c) { (c.fold(k, ek, en), ...); }, children);
   }
   template <class V>
   void visit_leaves(V&& v) const {

@@ -81,6 +81,28 @@ void gemm_loop(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_ope
   });
 }
 
+// Small products (at most small_gemm_work multiply-adds: a matrix-vector product of a few
+// thousand elements, say): one dot product per element of C, no packing. The blocked kernel's
+// packing, tiling and threads cost more than such a product.
+inline constexpr double small_gemm_work = 32768;
+
+template <class T>
+void gemm_small(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
+                T beta, gemm_output<T> C) {
+  for (index_t b = 0; b < batch; ++b)
+    for (index_t i = 0; i < M; ++i) {
+      const T* a = A.data + b * A.batch_stride + i * A.row_stride;
+      for (index_t j = 0; j < N; ++j) {
+        const T* bj = B.data + b * B.batch_stride + j * B.col_stride;
+        T sum = 0;
+#pragma omp simd reduction(+ : sum)
+        for (index_t k = 0; k < K; ++k) sum += a[k * A.col_stride] * bj[k * B.row_stride];
+        T& c = C.data[b * C.batch_stride + i * C.row_stride + j * C.col_stride];
+        c = beta == T(0) ? alpha * sum : alpha * sum + beta * c;
+      }
+    }
+}
+
 // The built-in GEMM, whatever NAX_USE_CBLAS says.
 template <class T>
 void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
@@ -95,6 +117,9 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
     gemm_loop(batch, M, N, K, alpha, A, B, beta, C);
   } else {
     if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
+    if (static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) <=
+        small_gemm_work)
+      return gemm_small(batch, M, N, K, alpha, A, B, beta, C);
     // The kernel stores full rows of a tile with vector stores when C's rows are contiguous;
     // a matrix-vector product (N == 1) fills 16 lanes of the 6 x 16 tile instead of 1.
     if (column_major_output || (N == 1 && M > 1)) gemm_transpose_problem(M, N, A, B, C);

@@ -145,11 +145,31 @@ bool gatherable(const Ev& ev, index_t columns) {
   return gatherer.any() && probe.unit_inner();
 }
 
+// Merges loop axes first..N-2 into the innermost one, from the nearest outwards, while ev
+// and the output's strides (out_strides, unless null) allow it (see can_fold in
+// lower/evaluators.hpp): an array with short trailing axes then runs long inner loops.
+template <class Ev, std::size_t N>
+void fold_inner_axes(Ev& ev, std::array<index_t, N>& extents, std::size_t first, std::array<index_t, N>* out_strides) {
+  if constexpr (N >= 2) {
+    for (std::size_t k = N - 1; k-- > first;) {
+      const index_t ek = extents[k], en = extents[N - 1];
+      if (!ev.can_fold(k, ek, en) || (out_strides && !affine_can_fold(*out_strides, true, k, ek, en))) return;
+      ev.fold(k, ek, en);
+      if (out_strides) affine_fold(*out_strides, true, k, ek, en);
+      extents[N - 1] = ek * en;
+      extents[k] = 1;
+    }
+  }
+}
+
 template <class Ev, class T, std::size_t N>
-void run_elementwise(const Ev& ev, T* out, const std::array<index_t, N>& extents,
-                     const std::array<index_t, N>& out_strides) {
-  for (index_t e : extents)
+void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& given_extents,
+                     const std::array<index_t, N>& given_out_strides) {
+  for (index_t e : given_extents)
     if (e == 0) return;
+  Ev ev = given_ev;
+  std::array<index_t, N> extents = given_extents, out_strides = given_out_strides;
+  fold_inner_axes(ev, extents, 0, &out_strides);
   constexpr std::size_t R = N > 0 ? N - 1 : 0;  // loop axes that make rows
   const index_t inner = N > 0 ? extents[N - 1] : 1;
   index_t rows = 1;

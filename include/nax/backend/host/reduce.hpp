@@ -39,12 +39,19 @@ void reduce_into(const Child& child, context& ctx, T* out) {
   constexpr bool inner_kept = contains_v<at_t<N - 1, Loop>, Kept>;
   constexpr std::size_t P = inner_kept ? Kept::size - 1 : Kept::size;  // leading kept axes
   auto ev = lower<last_t<Loop>>(child, identity_placement<typename Child::axes_type, Loop>(), ctx);
-  const auto ext = extents_by_name<Loop>(child);
+  auto ext = extents_by_name<Loop>(child);
+  // A kept innermost axis of extent 1 is reduced like the others (its one output does not
+  // move along it). Reduced axes then fold into a reduced innermost axis: a sum over a batch
+  // of (batch, out = 1) runs one long row, not one row per element.
+  const bool reduce_inner = !inner_kept || ext[N - 1] == 1;
+  const index_t per_group = reduce_inner ? 1 : ext[N - 1];  // outputs per group
+  bool empty = false;
+  for (index_t e : ext) empty = empty || e == 0;
+  if (reduce_inner && !empty) fold_inner_axes(ev, ext, P, static_cast<std::array<index_t, N>*>(nullptr));
   index_t groups = 1, rows = 1;
   for (std::size_t k = 0; k < P; ++k) groups *= ext[k];
   for (std::size_t k = P; k + 1 < N; ++k) rows *= ext[k];
   const index_t n = ext[N - 1];
-  const index_t per_group = inner_kept ? n : 1;  // outputs per group
   const index_t out_count = groups * per_group;
   std::fill_n(out, out_count, Op::template identity<T>());
   if (out_count == 0 || rows * n == 0) return;
@@ -58,11 +65,13 @@ void reduce_into(const Child& child, context& ctx, T* out) {
     decode_row(g * rows + m0, ext, N - 1, idx.data());
     for (index_t m = m0; m < m1; ++m) {
       local.set_row(idx.data());
-      if constexpr (inner_kept) {
-        if (unit)
-          for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<true>(i)));
-        else
-          for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<false>(i)));
+      if (inner_kept && !reduce_inner) {
+        if constexpr (inner_kept) {
+          if (unit)
+            for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<true>(i)));
+          else
+            for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<false>(i)));
+        }
       } else {
         dst[0] = Op::combine(dst[0], unit ? reduce_row<Op, T, true>(local, i0, i1) : reduce_row<Op, T, false>(local, i0, i1));
       }
