@@ -86,8 +86,44 @@ constexpr std::size_t leaf_offset(const std::size_t* counts, std::size_t p) {
 template <std::size_t P, std::size_t... Argnums>
 inline constexpr bool chosen_v = ((P == Argnums) || ...);
 
+template <bool WithValue, class F, std::size_t... Argnums>
+struct differentiated;
+
+template <class F>
+struct grad_parts : std::false_type {};
+template <class F, std::size_t... Inner>
+struct grad_parts<differentiated<false, F, Inner...>> : std::true_type {
+  using function = F;
+  static constexpr std::size_t argnum = [] {
+    static_assert(sizeof...(Inner) <= 1,
+                  "nax: grad(grad<argnums...>(f)): the inner grad must differentiate one argument (its gradient "
+                  "is the outer function's scalar value)");
+    if constexpr (sizeof...(Inner) == 0) return std::size_t{0};
+    else return (Inner + ...);
+  }();
+};
+
+template <class V>
+struct require_scalar_inner_variable {
+  static_assert(difference_t<typename V::var_axes, typename V::var_hidden>::size == 0,
+                "nax: grad(grad(f)): f's differentiated argument must be one scalar (a rank-0 array, or one "
+                "element of a vmap): the inner gradient is the outer function's value, and grad needs a scalar; "
+                "for many points, vmap the second derivative");
+  static constexpr bool value = true;
+};
+template <class F>
+struct require_second_order_only {
+  static_assert(!grad_parts<F>::value, "nax: grad(grad(grad(f))): third and higher derivatives are not supported");
+  static constexpr bool value = true;
+};
+
+template <bool WithValue, std::size_t... Argnums, class F, class... Args>
+auto differentiate_second(const F& f, const Args&... args);
+
 template <bool WithValue, std::size_t... Argnums, class F, class... Args>
 auto differentiate(const F& f, const Args&... args) {
+  if constexpr (grad_parts<F>::value) return differentiate_second<WithValue, Argnums...>(f, args...);
+  else {
   static_assert((require_argnum_in_range<Argnums, sizeof...(Args)>::value && ...));
   static_assert(require_unique_argnums<Argnums...>::value);
   auto given = std::forward_as_tuple(args...);
@@ -121,11 +157,67 @@ auto differentiate(const F& f, const Args&... args) {
   }(std::make_index_sequence<sizeof...(Argnums)>{});
   if constexpr (WithValue) return std::make_tuple(value_of<Out>(value), std::move(grads));
   else return grads;
+  }
+}
+
+// grad(grad(f)) (and value_and_grad(grad(f)), grad<i>(grad(f))): f is called once. The inner
+// backward pass runs as usual; each cotangent that reaches a use of the inner variable (a
+// sum of these is the inner gradient, the outer function's value) is differentiated at
+// once, with cotangent 1, into the outer variables: d/dx of df/dx. Its nodes are
+// partial<F, J> functors, whose derivatives are the second partials of functors.hpp.
+template <bool WithValue, std::size_t... OuterArgnums, class F, class... Args>
+auto differentiate_second(const F& inner_grad, const Args&... args) {
+  using G = typename grad_parts<F>::function;
+  static_assert(require_second_order_only<G>::value);
+  constexpr std::size_t inner = grad_parts<F>::argnum;
+  static_assert(require_argnum_in_range<inner, sizeof...(Args)>::value);
+  {
+    static_assert((require_argnum_in_range<OuterArgnums, sizeof...(Args)>::value && ...));
+    static_assert(require_unique_argnums<OuterArgnums...>::value);
+    auto given = std::forward_as_tuple(args...);
+    // Differentiated by either grad: prepared (owned when not Arrays) once, seen by both.
+    auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
+      return std::tuple<decltype(prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given)))...>(
+          prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given))...);
+    }(std::index_sequence_for<Args...>{});
+    auto out = as_expr(std::apply(inner_grad.f, all));
+    using Out = decltype(out);
+    static_assert(require_scalar_output<visible_t<Out>>::value);
+    static_assert(require_floating_output<typename Out::value_type>::value);
+    using T = typename Out::value_type;
+    using Hout = hidden_t<Out>;
+    auto inner_vars = variables_of<Hout>(std::get<inner>(all), out);
+    static_assert(std::tuple_size_v<decltype(inner_vars)> == 1,
+                  "nax: grad(grad(f)): f's differentiated argument must be one array, not a pytree of several");
+    static_assert(require_scalar_inner_variable<std::tuple_element_t<0, decltype(inner_vars)>>::value);
+    auto outer_vars = std::tuple_cat(variables_of<Hout>(std::get<OuterArgnums>(all), out)...);
+    state<Hout, decltype(outer_vars)> outer_st{{}, std::move(outer_vars)};
+    auto second = [&outer_st](const auto& ct) { backprop(ct, Scalar<T>{{}, T(1)}, outer_st); };
+    state<Hout, decltype(inner_vars), decltype(second)> inner_st{{}, std::move(inner_vars), second};
+    host::materialise_any(out, inner_st.ctx);
+    backprop(out, Scalar<T>{{}, T(1)}, inner_st);
+
+    static constexpr std::size_t counts[] = {
+        leaf_count_v<std::remove_cvref_t<decltype(std::get<OuterArgnums>(all))>>..., 0};
+    auto tree_of = [&]<std::size_t P>(std::integral_constant<std::size_t, P>) {
+      constexpr std::size_t offset = leaf_offset(counts, P);
+      constexpr std::size_t argnum = std::get<P>(std::array<std::size_t, sizeof...(OuterArgnums)>{OuterArgnums...});
+      return tree_transform_leaves_indexed(std::get<argnum>(all), [&](const auto&, auto index) {
+        return gradient_of(std::get<offset + decltype(index)::value>(outer_st.vars));
+      });
+    };
+    auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
+      if constexpr (sizeof...(P) == 1) return tree_of(std::integral_constant<std::size_t, 0>{});
+      else return std::make_tuple(tree_of(std::integral_constant<std::size_t, P>{})...);
+    }(std::make_index_sequence<sizeof...(OuterArgnums)>{});
+    if constexpr (WithValue) return std::make_tuple(gradient_of(std::get<0>(inner_st.vars)), std::move(grads));
+    else return grads;
+  }
 }
 
 template <bool WithValue, class F, std::size_t... Argnums>
 struct differentiated {
-  F f;
+  F f;  // (grad_parts reads it: grad(grad(f)))
   template <class... Args>
   auto operator()(const Args&... args) const {
     if constexpr (sizeof...(Argnums) == 0) return differentiate<WithValue, 0>(f, args...);

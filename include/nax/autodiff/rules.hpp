@@ -15,12 +15,16 @@
 
 namespace nax::detail::ad {
 
-// What the backward pass carries: the evaluation context and the variables.
-template <class Hout, class Vars>
+// What the backward pass carries: the evaluation context and the variables. Sink: what to
+// do, besides accumulating, with each cotangent that reaches a use of a variable; grad(grad(f))
+// differentiates it once more (grad.hpp). no_sink: nothing.
+struct no_sink {};
+template <class Hout, class Vars, class Sink = no_sink>
 struct state {
   using output_hidden = Hout;
   host::context ctx;
   Vars vars;
+  Sink sink{};
 };
 
 template <class E, class Ct, class St>
@@ -50,6 +54,7 @@ void rule(const Leaf<T, As...>& l, const Ct& ct, St& st) {
               host::assign_in_context(g.view(), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
                                                                     make_map<fn::cast_to<T>>(ct)),
                                       st.ctx);
+              if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
             }
           }
         };
@@ -62,6 +67,14 @@ template <class F>
 struct is_cast : std::false_type {};
 template <class T>
 struct is_cast<fn::cast_to<T>> : std::true_type {};
+
+template <class F, std::size_t J>
+struct require_derivative {
+  static_assert(requires { sizeof(fn::partial<F, J>); },
+                "nax: grad: no derivative of this elementwise function (F) with respect to argument J; "
+                "grad(grad(f)) has second derivatives of nax's elementwise functions, not third ones");
+  static constexpr bool value = true;
+};
 
 // Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast and +
 // pass it on, - negates it for its second operand, * multiplies it by the other factor.
@@ -86,6 +99,7 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
           // ct times the other factor: the cotangent's type does not carry this child.
           backprop(child, make_map<fn::multiplies>(ct, std::get<1 - J>(m.children)), st);
         } else {
+          static_assert(require_derivative<F, J>::value);
           auto d = std::apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); }, m.children);
           backprop(child, make_map<fn::multiplies>(ct, std::move(d)), st);
         }

@@ -246,4 +246,80 @@ NAX_PARTIAL_BINARY(pow, 0, return y == R(0) ? R(0) : y * std::pow(x, y - R(1)))
 NAX_PARTIAL_BINARY(pow, 1, return x == R(0) ? R(0) : std::log(x) * std::pow(x, y))
 #undef NAX_PARTIAL_BINARY
 
+// Second derivatives, for grad(grad(f)): partial<partial<F, J>, K> = d^2 F / dx_J dx_K. The
+// backward pass of a first derivative is made of partial<F, J> nodes, so differentiating it
+// once more needs these. Third derivatives are not provided (grad of grad of grad does not
+// compile).
+#define NAX_SECOND_PARTIAL_UNARY(NAME, BODY)                                 \
+  template <>                                                               \
+  struct partial<partial<NAME, 0>, 0> {                                     \
+    template <class A>                                                      \
+    using result = floating_t<A>;                                           \
+    template <class A>                                                      \
+    NAX_HOST_DEVICE floating_t<A> operator()(A a) const {                    \
+      using R = floating_t<A>;                                              \
+      R x = static_cast<R>(a);                                              \
+      (void)x;                                                              \
+      BODY;                                                                 \
+    }                                                                       \
+  };
+NAX_SECOND_PARTIAL_UNARY(negate, return R(0))
+NAX_SECOND_PARTIAL_UNARY(abs, return R(0))
+NAX_SECOND_PARTIAL_UNARY(square, return R(2))
+NAX_SECOND_PARTIAL_UNARY(relu, return R(0))
+NAX_SECOND_PARTIAL_UNARY(exp, return std::exp(x))
+NAX_SECOND_PARTIAL_UNARY(log, return R(-1) / (x * x))
+NAX_SECOND_PARTIAL_UNARY(log1p, return R(-1) / ((R(1) + x) * (R(1) + x)))
+NAX_SECOND_PARTIAL_UNARY(expm1, return std::exp(x))
+NAX_SECOND_PARTIAL_UNARY(sqrt, return R(-0.25) / (x * std::sqrt(x)))
+NAX_SECOND_PARTIAL_UNARY(rsqrt, return R(0.75) / (x * x * std::sqrt(x)))
+NAX_SECOND_PARTIAL_UNARY(sin, return -std::sin(x))
+NAX_SECOND_PARTIAL_UNARY(cos, return -std::cos(x))
+NAX_SECOND_PARTIAL_UNARY(tanh, R t = std::tanh(x); return R(-2) * t * (R(1) - t * t))
+NAX_SECOND_PARTIAL_UNARY(erf, return R(-2.2567583341910252) * x * std::exp(-x * x))  // -4 x / sqrt(pi) e^(-x^2)
+NAX_SECOND_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s) * (R(1) - R(2) * s))
+NAX_SECOND_PARTIAL_UNARY(log_sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return -s * (R(1) - s))
+#undef NAX_SECOND_PARTIAL_UNARY
+
+#define NAX_SECOND_PARTIAL_BINARY(NAME, J, K, BODY)                            \
+  template <>                                                                \
+  struct partial<partial<NAME, J>, K> {                                      \
+    template <class A, class B>                                              \
+    using result = promote_t<A, B>;                                          \
+    template <class A, class B>                                              \
+    NAX_HOST_DEVICE promote_t<A, B> operator()(A a, B b) const {              \
+      using R = promote_t<A, B>;                                             \
+      R x = static_cast<R>(a), y = static_cast<R>(b);                        \
+      (void)x;                                                               \
+      (void)y;                                                               \
+      BODY;                                                                  \
+    }                                                                        \
+  };
+#define NAX_SECOND_PARTIALS_ZERO(NAME)              \
+  NAX_SECOND_PARTIAL_BINARY(NAME, 0, 0, return R(0)) \
+  NAX_SECOND_PARTIAL_BINARY(NAME, 0, 1, return R(0)) \
+  NAX_SECOND_PARTIAL_BINARY(NAME, 1, 0, return R(0)) \
+  NAX_SECOND_PARTIAL_BINARY(NAME, 1, 1, return R(0))
+NAX_SECOND_PARTIALS_ZERO(plus)
+NAX_SECOND_PARTIALS_ZERO(minus)
+NAX_SECOND_PARTIALS_ZERO(maximum)  // piecewise constant first derivatives
+NAX_SECOND_PARTIALS_ZERO(minimum)
+#undef NAX_SECOND_PARTIALS_ZERO
+NAX_SECOND_PARTIAL_BINARY(multiplies, 0, 0, return R(0))
+NAX_SECOND_PARTIAL_BINARY(multiplies, 0, 1, return R(1))
+NAX_SECOND_PARTIAL_BINARY(multiplies, 1, 0, return R(1))
+NAX_SECOND_PARTIAL_BINARY(multiplies, 1, 1, return R(0))
+NAX_SECOND_PARTIAL_BINARY(divides, 0, 0, return R(0))
+NAX_SECOND_PARTIAL_BINARY(divides, 0, 1, return R(-1) / (y * y))
+NAX_SECOND_PARTIAL_BINARY(divides, 1, 0, return R(-1) / (y * y))
+NAX_SECOND_PARTIAL_BINARY(divides, 1, 1, return R(2) * x / (y * y * y))
+// pow's first partials as jax.lax.pow's (0 where y = 0, resp. x = 0); their derivatives there too.
+NAX_SECOND_PARTIAL_BINARY(pow, 0, 0, return y == R(0) ? R(0) : y * (y - R(1)) * std::pow(x, y - R(2)))
+NAX_SECOND_PARTIAL_BINARY(pow, 0, 1,
+                          return y == R(0) ? R(0) : std::pow(x, y - R(1)) * (R(1) + y * std::log(x)))
+NAX_SECOND_PARTIAL_BINARY(pow, 1, 0,
+                          return x == R(0) ? R(0) : std::pow(x, y - R(1)) * (R(1) + y * std::log(x)))
+NAX_SECOND_PARTIAL_BINARY(pow, 1, 1, return x == R(0) ? R(0) : std::log(x) * std::log(x) * std::pow(x, y))
+#undef NAX_SECOND_PARTIAL_BINARY
+
 }  // namespace nax::detail::fn

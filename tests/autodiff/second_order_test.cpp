@@ -1,0 +1,125 @@
+// grad(grad(f)): second derivatives of scalar functions, against central differences of the
+// first derivative (double precision), and composed with argnums, value_and_grad, vmap and a
+// reduction inside f.
+#include "finite_difference.hpp"
+
+namespace {
+NAX_AXIS(batch);
+NAX_AXIS(in);
+using nax::index_t;
+
+nax::Array<double> scalar(double v) { return nax::full<double>(v); }
+
+// The largest relative error of grad(grad(f)) against central differences of grad(f) at xs.
+template <class F>
+double second_derivative_error(F f, std::initializer_list<double> xs) {
+  double worst = 0;
+  for (double x0 : xs) {
+    auto x = scalar(x0);
+    const double d2 = nax::grad(nax::grad(f))(x).item();
+    const double h = 1e-5;
+    const double up = nax::grad(f)(scalar(x0 + h)).item(), down = nax::grad(f)(scalar(x0 - h)).item();
+    const double fd = (up - down) / (2 * h);
+    worst = std::max(worst, std::abs(d2 - fd) / std::max(1.0, std::abs(fd)));
+  }
+  return worst;
+}
+}  // namespace
+
+namespace {
+// d/dx_K of partial<F, J> by central differences, against partial<partial<F, J>, K>.
+template <class F, std::size_t J, std::size_t K>
+double second_partial_error(double x, double y) {
+  namespace fn = nax::detail::fn;
+  const double h = 1e-5;
+  auto first = [](double a, double b) {
+    if constexpr (requires { fn::partial<F, J>{}(a, b); }) return fn::partial<F, J>{}(a, b);
+    else return fn::partial<F, J>{}(a);
+  };
+  double fd;
+  if constexpr (K == 0) fd = (first(x + h, y) - first(x - h, y)) / (2 * h);
+  else fd = (first(x, y + h) - first(x, y - h)) / (2 * h);
+  double exact;
+  if constexpr (requires { fn::partial<fn::partial<F, J>, K>{}(x, y); }) exact = fn::partial<fn::partial<F, J>, K>{}(x, y);
+  else exact = fn::partial<fn::partial<F, J>, K>{}(x);
+  return std::abs(exact - fd) / std::max(1.0, std::abs(fd));
+}
+template <class F>
+double unary_error() {
+  double worst = 0;
+  for (double x : {0.3, 1.1, 2.5}) worst = std::max(worst, second_partial_error<F, 0, 0>(x, 0.0));
+  return worst;
+}
+template <class F>
+double binary_error() {
+  double worst = 0;
+  for (double x : {0.3, 1.1, 2.5})
+    for (double y : {0.7, 1.9})
+      worst = std::max({worst, second_partial_error<F, 0, 0>(x, y), second_partial_error<F, 0, 1>(x, y),
+                        second_partial_error<F, 1, 0>(x, y), second_partial_error<F, 1, 1>(x, y)});
+  return worst;
+}
+}  // namespace
+
+TEST_CASE("the second partials of every elementwise functor against differences of the first partials") {
+  namespace fn = nax::detail::fn;
+  CHECK(unary_error<fn::negate>() < 1e-6);
+  CHECK(unary_error<fn::abs>() < 1e-6);
+  CHECK(unary_error<fn::square>() < 1e-6);
+  CHECK(unary_error<fn::relu>() < 1e-6);
+  CHECK(unary_error<fn::exp>() < 1e-6);
+  CHECK(unary_error<fn::log>() < 1e-6);
+  CHECK(unary_error<fn::log1p>() < 1e-6);
+  CHECK(unary_error<fn::expm1>() < 1e-6);
+  CHECK(unary_error<fn::sqrt>() < 1e-6);
+  CHECK(unary_error<fn::rsqrt>() < 1e-6);
+  CHECK(unary_error<fn::sin>() < 1e-6);
+  CHECK(unary_error<fn::cos>() < 1e-6);
+  CHECK(unary_error<fn::tanh>() < 1e-6);
+  CHECK(unary_error<fn::erf>() < 1e-6);
+  CHECK(unary_error<fn::sigmoid>() < 1e-6);
+  CHECK(unary_error<fn::log_sigmoid>() < 1e-6);
+  CHECK(binary_error<fn::plus>() < 1e-6);
+  CHECK(binary_error<fn::minus>() < 1e-6);
+  CHECK(binary_error<fn::multiplies>() < 1e-6);
+  CHECK(binary_error<fn::divides>() < 1e-6);
+  CHECK(binary_error<fn::maximum>() < 1e-6);
+  CHECK(binary_error<fn::minimum>() < 1e-6);
+  CHECK(binary_error<fn::pow>() < 1e-6);
+}
+
+TEST_CASE("grad(grad(f)) against differences of grad(f)") {
+  CHECK(second_derivative_error([](const auto& x) { return nax::tanh(x); }, {-1.7, -0.3, 0.4, 2.2}) < 1e-6);
+  CHECK(second_derivative_error([](const auto& x) { return nax::log(x) + nax::pow(x, 3.5) / (1.0 + x * x); },
+                                {0.3, 1.1, 2.5}) < 1e-6);
+}
+
+TEST_CASE("grad<0, 1>(grad<0>(f)): mixed partials; value_and_grad(grad(f)) gives f' and f''") {
+  auto f = [](const auto& x, const auto& y) { return x * x * y + nax::tanh(y); };  // f_x = 2xy
+  auto [dxx, dxy] = nax::grad<0, 1>(nax::grad<0>(f))(scalar(0.8), scalar(-1.3));
+  CHECK(dxx.item() == doctest::Approx(2 * -1.3).epsilon(1e-12));  // d/dx 2xy
+  CHECK(dxy.item() == doctest::Approx(2 * 0.8).epsilon(1e-12));   // d/dy 2xy
+  auto [d1, d2] = nax::value_and_grad(nax::grad([](const auto& t) { return nax::sin(t) * nax::exp(t); }))(scalar(0.5));
+  CHECK(d1.item() == doctest::Approx((std::cos(0.5) + std::sin(0.5)) * std::exp(0.5)).epsilon(1e-12));
+  CHECK(d2.item() == doctest::Approx(2 * std::cos(0.5) * std::exp(0.5)).epsilon(1e-12));
+}
+
+TEST_CASE("vmap(grad(grad(f))): second derivatives at many points; a reduction inside f") {
+  nax_test::random_source rng(404);
+  auto xs = nax_test::random_array<double, batch>(rng, {7});
+  nax::Array<double, batch> d2 = nax::vmap<batch>(nax::grad(nax::grad([](const auto& x) { return nax::tanh(x); })))(xs);
+  for (index_t b = 0; b < 7; ++b) {
+    const double t = std::tanh(xs(b));
+    CHECK(d2(b) == doctest::Approx(-2 * t * (1 - t * t)).epsilon(1e-12));
+  }
+  // f(x) = mean(tanh(x w)) over a vector w: f'' = mean(w^2 tanh''(x w)).
+  auto w = nax_test::random_array<double, in>(rng, {5});
+  auto f = [&](const auto& x) { return nax::mean(nax::tanh(x * w)); };
+  const double x0 = 0.35;
+  double want = 0;
+  for (index_t k = 0; k < 5; ++k) {
+    const double t = std::tanh(x0 * w(k));
+    want += w(k) * w(k) * (-2 * t * (1 - t * t)) / 5;
+  }
+  CHECK(nax::grad(nax::grad(f))(scalar(x0)).item() == doctest::Approx(want).epsilon(1e-12));
+}

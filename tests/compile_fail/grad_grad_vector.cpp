@@ -1,0 +1,9 @@
+// expect: grad\(grad\(f\)\): f's differentiated argument must be one scalar
+#include <nax/nax.hpp>
+NAX_AXIS(i);
+int main() {
+  nax::Array<double, i> x({3});
+  auto f = [](const auto& v) { return nax::sum(nax::tanh(v)); };
+  auto h = nax::grad(nax::grad(f))(x);  // the inner gradient is a vector: no scalar to differentiate
+  (void)h;
+}
