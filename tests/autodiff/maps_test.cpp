@@ -62,3 +62,24 @@ TEST_CASE("vmap(grad(f)): per-example gradients") {
     for (index_t f = 0; f < 3; ++f) CHECK(per(e, f) == doctest::Approx(2 * r * x(e, f)).epsilon(1e-12));
   }
 }
+
+TEST_CASE("grad of a function that calls vmap: a replicated argument's gradient sums over the members") {
+  // The backward pass runs after the vmap returned: its psums over the vmapped axis are local.
+  nax_test::random_source rng(303);
+  auto xs = nax_test::random_array<double, ex, in>(rng, {4, 3});
+  auto w = nax_test::random_array<double, in>(rng, {3});
+  auto total = [&](const auto& q) {
+    return nax::sum(nax::vmap<ex>([](const auto& x, const auto& p) { return nax::tanh(nax::sum(x * p)); },
+                                  nax::in_axes(nax::mapped, nax::none))(xs, q));
+  };
+  auto g = nax::grad(total)(w);
+  for (index_t f = 0; f < 3; ++f) {
+    double want = 0;
+    for (index_t e = 0; e < 4; ++e) {
+      double s = 0;
+      for (index_t k = 0; k < 3; ++k) s += xs(e, k) * w(k);
+      want += (1 - std::tanh(s) * std::tanh(s)) * xs(e, f);
+    }
+    CHECK(g(f) == doctest::Approx(want).epsilon(1e-12));
+  }
+}

@@ -19,11 +19,26 @@ auto sum_over(E e, axes<As...>) {
   else return Reduce<sum_op, E, As...>(std::move(e));
 }
 
+// Sum of e over every member of the mapped axis N (psum), e varying over it. Also when the
+// map that bound N has returned (grad of a function that calls vmap: the backward pass runs
+// after the vmap): then every member is here, so the sum is local (no communicator), as
+// psum's inside a vmap. The type is psum's either way.
+template <class N, class E>
+auto psum_member(E e) {
+  static_assert(contains_v<N, hidden_t<E>>);
+  const axis_binding* b = find_binding<N>();
+  using R = Reduce<sum_op, E, N>;
+  const index_t members = b ? b->global_extent : extent_of<N>(e);
+  return mark_unbound<N>(CommCollective<R, all_reduce_kind<sum_op>, N>(R(std::move(e)), b ? b->comm : nullptr, members));
+}
+
 // Sum of e over every member of the mapped axes Ns... (psum).
 template <class E, class... Ns>
 auto psum_over(E e, axes<Ns...>) {
   if constexpr (sizeof...(Ns) == 0) return e;
-  else return psum<Ns...>(std::move(e));
+  else return [&]<class N, class... Rest>(axes<N, Rest...>) {
+    return psum_over(psum_member<N>(std::move(e)), axes<Rest...>{});
+  }(axes<Ns...>{});
 }
 
 // The cotangent ct summed to fit a child with axes ChildAxes (Hout: the output's mapped axes).

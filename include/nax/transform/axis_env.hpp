@@ -43,6 +43,15 @@ class axis_scope {
   axis_scope& operator=(const axis_scope&) = delete;
 };
 
+// The innermost binding of A, or null when no enclosing map binds it.
+template <class A>
+const axis_binding* find_binding() {
+  auto& env = axis_environment();
+  for (auto it = env.rbegin(); it != env.rend(); ++it)
+    if (it->key == axis_key<A>()) return &*it;
+  return nullptr;
+}
+
 template <class A>
 const axis_binding& binding_of() {
   auto& env = axis_environment();
