@@ -283,7 +283,8 @@ def stage_peers(args, py_numpy, out_dir):
 
 
 def stage_compile_times(args, out_dir):
-    p = run([os.path.join(BENCH, "compile_times.sh"), args.build_dir], check=False)
+    p = run([os.path.join(BENCH, "compile_times.sh"), args.build_dir] + ([args.compile_filter] if args.compile_filter else []),
+            check=False)
     with open(os.path.join(out_dir, "compile_times.md"), "w") as f:
         f.write(p.stdout)
     return {"markdown_file": "compile_times.md", "exit": p.returncode}
@@ -302,6 +303,20 @@ def gbps_table(results, peers):
             if "/" in name:
                 case, impl = name.rsplit("/", 1)
                 table.setdefault(bench, {}).setdefault(case, {})[impl] = v
+    return table
+
+
+def sizes_table(results):
+    """bench_sizes: {case: {impl: [[elements, GB/s], ...]}}, sizes ascending."""
+    table = {}
+    for name, row in results.get("sizes", {}).get("results", {}).items():
+        parts = name.split("/")
+        if len(parts) == 3 and "GB/s" in row:
+            case, impl, n = parts
+            table.setdefault(case, {}).setdefault(impl, []).append([int(n), row["GB/s"]])
+    for impls in table.values():
+        for points in impls.values():
+            points.sort()
     return table
 
 
@@ -350,6 +365,28 @@ def charts(report_path, out_dir):
     rep = json.load(open(report_path))
     made = []
     copy = rep.get("copy_bandwidth", {}).get("median_gbps")
+    sizes = rep.get("sizes_gbps", {})
+    cases = sorted((c, i) for c, i in sizes.items() if c != "copy")
+    if cases:
+        fig, axes = plt.subplots(1, len(cases), figsize=(6 * len(cases), 4.5), squeeze=False)
+        for ax, (case, impls) in zip(axes[0], cases):
+            for impl, points in sorted(impls.items()):
+                ax.plot([p[0] for p in points], [p[1] for p in points], marker="o", label=impl)
+            for impl, points in sorted(sizes.get("copy", {}).items()):
+                ax.plot([p[0] for p in points], [p[1] for p in points], color="0.6", linewidth=1,
+                        label="copy (%s) at each size" % impl)
+            if copy:
+                ax.axhline(copy, color="k", linestyle="--", label="copy bandwidth %.1f GB/s (2^26)" % copy)
+            ax.set_xscale("log", base=2)
+            ax.set_xlabel("elements (float)")
+            ax.set_ylabel("GB/s (bytes the expression names)")
+            ax.set_title("%s: GB/s against size" % case)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        path = os.path.join(out_dir, "sizes_gbps.png")
+        fig.savefig(path, dpi=110)
+        plt.close(fig)
+        made.append(path)
     for group, cases in rep.get("gbps", {}).items():
         names = sorted(cases)
         impls = sorted({i for c in cases.values() for i in c}, key=lambda s: (s != "hand", s != "nax", s))
@@ -404,6 +441,8 @@ def main():
     ap.add_argument("--python", default=os.environ.get("NAX_BENCH_PYTHON", ""),
                     help="a Python with numpy / jax / matplotlib for the peers and the charts")
     ap.add_argument("--no-compile-times", action="store_true")
+    ap.add_argument("--compile-filter", default="",
+                    help="REGEX of the sources whose compile time is measured (compile_times.sh), e.g. 'examples/'")
     ap.add_argument("--no-peers", action="store_true")
     ap.add_argument("--report-only", action="store_true",
                     help="rebuild results.json and the charts from the raw files of the last run in --out")
@@ -473,6 +512,7 @@ def main():
         log("stage 5: compile times")
         report["compile_times"] = stage_compile_times(args, out_dir)
     report["gbps"] = gbps_table(results, peers)
+    report["sizes_gbps"] = sizes_table(results)
     report["ratios"] = ratios(results, report["gbps"])
     if not args.report_only:
         report["machine"]["load_average_after"] = os.getloadavg()
