@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <type_traits>
 #include <utility>
 
@@ -89,6 +90,28 @@ inline constexpr double small_gemm_work = 32768;
 template <class T>
 void gemm_small(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_operand<T> A, gemm_operand<T> B,
                 T beta, gemm_output<T> C) {
+  if (K < 16) {
+    // Few terms per element: K passes over a column of C (independent multiply-adds along
+    // i), not a short reduction per element, whose set-up would cost more than its work.
+    std::unique_ptr<T[]> acc(new T[static_cast<std::size_t>(M)]);
+    for (index_t b = 0; b < batch; ++b)
+      for (index_t j = 0; j < N; ++j) {
+        const T* a = A.data + b * A.batch_stride;
+        const T* bj = B.data + b * B.batch_stride + j * B.col_stride;
+        std::fill_n(acc.get(), M, T(0));
+        for (index_t k = 0; k < K; ++k) {
+          const T bk = bj[k * B.row_stride];
+          const T* ak = a + k * A.col_stride;
+          for (index_t i = 0; i < M; ++i) acc[i] += ak[i * A.row_stride] * bk;
+        }
+        T* c = C.data + b * C.batch_stride + j * C.col_stride;
+        for (index_t i = 0; i < M; ++i) {
+          T& ci = c[i * C.row_stride];
+          ci = beta == T(0) ? alpha * acc[i] : alpha * acc[i] + beta * ci;
+        }
+      }
+    return;
+  }
   for (index_t b = 0; b < batch; ++b)
     for (index_t i = 0; i < M; ++i) {
       const T* a = A.data + b * A.batch_stride + i * A.row_stride;
