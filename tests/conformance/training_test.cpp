@@ -1,8 +1,9 @@
 // Conformance with JAX, family `training` (data/training/), float64: the seeds' training loops
 // (examples/train_pmap.cpp: 10 steps; train_logistic.cpp: 100 steps) run by JAX and by nax from
 // the same initial params and data (the float32 data, widened); every step's loss and the final
-// params agree to 1e-6. The loops: grad.hpp. float32 (the examples' exact programs):
-// training_f32_test.cpp.
+// params agree to 1e-6. The loops: grad.hpp. (A float32 run of the same loops, the examples'
+// exact programs, passed at 1e-5 and was dropped to keep CI within its time; the examples
+// themselves run in CI.)
 #include "grad.hpp"
 
 namespace {
