@@ -192,13 +192,17 @@ def reparse(benches, out_dir):
         elif name == "monte_carlo_pi" and os.path.exists(tpath):
             results[name] = parse_monte_carlo(open(tpath).read())
     peers = {}
-    for group in ["elementwise", "reduce"]:
-        p = os.path.join(out_dir, "numpy_%s.txt" % group)
+    for peer, group in [("numpy", "elementwise"), ("numpy", "reduce"), ("jax", "elementwise"), ("jax", "reduce"),
+                        ("jax", "train_step")]:
+        p = os.path.join(out_dir, "%s_%s.txt" % (peer, group))
         if os.path.exists(p):
             for line in open(p):
                 w = line.split()
                 if len(w) == 2:
-                    peers.setdefault(group, {})[w[0]] = float(w[1])
+                    try:
+                        peers.setdefault(group, {})[w[0]] = float(w[1])
+                    except ValueError:
+                        pass
     return results, peers
 
 
@@ -260,18 +264,23 @@ def parse_monte_carlo(text):
     return {"results": rows}
 
 
-def stage_peers(args, py_numpy, out_dir):
+def stage_peers(args, py_numpy, out_dir, py_jax=None):
+    """numpy (numpy_peers.py) and JAX on the CPU (jax_peers.py): {group: {name: value}}; GB/s for
+    elementwise and reduce, seconds per step for train_step (JAX only)."""
     peers = {}
     if not py_numpy:
         log("numpy peers left out: no Python imports numpy")
-        return peers
-    for group in ["elementwise", "reduce"]:
-        cmd = [py_numpy, os.path.join(BENCH, "numpy_peers.py"), group]
+    if not py_jax:
+        log("JAX peers left out: no Python imports jax (pip install jax; --python)")
+    scripts = ([("numpy", py_numpy, g) for g in ["elementwise", "reduce"]] if py_numpy else []) + \
+              ([("jax", py_jax, g) for g in ["elementwise", "reduce", "train_step"]] if py_jax else [])
+    for peer, python, group in scripts:
+        cmd = [python, os.path.join(BENCH, "%s_peers.py" % peer), group]
         if args.filter:
             cmd.append(args.filter)
         p = run(cmd, check=False)
-        with open(os.path.join(out_dir, "numpy_%s.txt" % group), "w") as f:
-            f.write(p.stdout)
+        with open(os.path.join(out_dir, "%s_%s.txt" % (peer, group)), "w") as f:
+            f.write(p.stdout + p.stderr[-2000:])
         for line in p.stdout.splitlines():
             w = line.split()
             if len(w) == 2:
@@ -320,9 +329,18 @@ def sizes_table(results):
     return table
 
 
-def ratios(results, table):
+def ratios(results, table, peers=None):
     """Ratios to quote (one run): GB/s / the hand loop's; times / nax's for vmap and Monte Carlo."""
     r = {}
+    jax_steps = (peers or {}).get("train_step", {})
+    steps = results.get("train_step", {}).get("results", {})
+    for name, jax_seconds in jax_steps.items():
+        nax_name = name.replace("_jax", "_nax")
+        row = steps.get(nax_name)
+        if row and row.get("real_time"):
+            unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}.get(row.get("time_unit"), 1)
+            r.setdefault("train_step_vs_jax", {})[nax_name] = round(jax_seconds / (row["real_time"] * unit), 3)
+            r["train_step_vs_jax_note"] = "JAX's jit(value_and_grad) step time / nax's (above 1: nax is faster)"
     for group, cases in table.items():
         for case, impls in cases.items():
             if impls.get("hand"):
@@ -505,15 +523,15 @@ def main():
         log("stage 3: benchmarks")
         results = stage_benches(args, benches, env, out_dir, py_numpy, py_jax)
         report["benchmarks"] = results
-        log("stage 4: numpy peers")
-        peers = {} if args.no_peers else stage_peers(args, py_numpy, out_dir)
+        log("stage 4: numpy and JAX peers")
+        peers = {} if args.no_peers else stage_peers(args, py_numpy, out_dir, py_jax)
         report["numpy"] = peers
     if not args.no_compile_times:
         log("stage 5: compile times")
         report["compile_times"] = stage_compile_times(args, out_dir)
     report["gbps"] = gbps_table(results, peers)
     report["sizes_gbps"] = sizes_table(results)
-    report["ratios"] = ratios(results, report["gbps"])
+    report["ratios"] = ratios(results, report["gbps"], peers)
     if not args.report_only:
         report["machine"]["load_average_after"] = os.getloadavg()
         report["seconds"] = round(time.time() - started, 1)

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""JAX on the CPU (jax.jit, XLA's own threads) for the cases of bench_elementwise, bench_reduce
+and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
+
+Run by bench/run_all.py when its Python imports jax, or by hand:
+    python3 bench/jax_peers.py elementwise|reduce|train_step [REGEX]
+elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
+the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
+SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
+sizes of bench/train_step.cpp). REGEX filters the names (re.search).
+"""
+import os
+import re
+import statistics
+import sys
+import time
+
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+import jax  # noqa: E402
+import jax.numpy as jnp  # noqa: E402
+import numpy as np  # noqa: E402
+
+R, C = 4096, 16384
+REPETITIONS = 5
+MIN_SECONDS = 0.3  # per repetition
+
+
+def median_seconds(fn, min_seconds=MIN_SECONDS, repetitions=REPETITIONS):
+    """Median seconds per call of fn (which blocks until its result is ready)."""
+    fn()  # compile and warm
+    times = []
+    for _ in range(repetitions):
+        calls, start = 0, time.perf_counter()
+        while True:
+            fn()
+            calls += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= min_seconds:
+                break
+        times.append(elapsed / calls)
+    return statistics.median(times)
+
+
+def operand(seed, shape=(R, C)):
+    rng = np.random.default_rng(seed)
+    return jnp.asarray(rng.random(shape, dtype=np.float32) - np.float32(0.5))
+
+
+def elementwise_cases():
+    a, b, c, d, e = (operand(s) for s in range(5))
+    e_t = jnp.asarray(np.ascontiguousarray(np.asarray(e).T))
+    e_wide = jnp.repeat(e, 2, axis=1)
+    b_col, b_row = operand(6, (C,)), operand(7, (R,))
+    n = R * C
+    cases = {
+        "fused": (jax.jit(lambda a, b, c, d, e: a * b + c * d - e), (a, b, c, d, e), 24),
+        "fused_transposed": (jax.jit(lambda a, b, c, d, et: a * b + c * d - et.T), (a, b, c, d, e_t), 24),
+        "fused_sliced": (jax.jit(lambda a, b, c, d, ew: a * b + c * d - ew[:, ::2]), (a, b, c, d, e_wide), 24),
+        "broadcast_col": (jax.jit(lambda a, v: a * v[None, :]), (a, b_col), 8),
+        "broadcast_row": (jax.jit(lambda a, v: a * v[:, None]), (a, b_row), 8),
+    }
+    for name, (fn, args, per_element) in cases.items():
+        yield name + "/jax_cpu", lambda fn=fn, args=args: fn(*args).block_until_ready(), per_element * n
+
+
+def reduce_cases():
+    x = operand(0)
+    n = R * C
+    for op, fn in (("sum", jnp.sum), ("max", jnp.max), ("mean", jnp.mean)):
+        for where, axis in (("contiguous", 1), ("outer", 0)):
+            jitted = jax.jit(lambda x, fn=fn, axis=axis: fn(x, axis=axis))
+            yield "%s_%s/jax_cpu" % (op, where), lambda j=jitted: j(x).block_until_ready(), 4 * n
+
+
+def fill(shape, scale, phase):
+    i = np.arange(int(np.prod(shape)), dtype=np.float32)
+    return jnp.asarray((scale * np.sin(phase + np.float32(0.37) * i)).reshape(shape).astype(np.float32))
+
+
+def train_step_cases():
+    batch = 4096
+
+    def sgd(loss):
+        @jax.jit
+        def step(params, x, y):
+            value, grads = jax.value_and_grad(loss)(params, x, y)
+            return value, jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
+        return step
+
+    def linear_loss(p, x, y):
+        w, b = p
+        return jnp.mean(jnp.square(x @ w + b - y))
+
+    x, y = fill((batch, 3), 1.0, 0.0), fill((batch, 1), 1.0, 1.0)
+    p = (fill((3, 1), 0.5, 2.0), jnp.zeros((1,), jnp.float32))
+    step = sgd(linear_loss)
+    yield "BM_linear_jax", lambda: jax.block_until_ready(step(p, x, y)), 1.0
+
+    def mlp_loss(q, x, y):
+        w1, b1, w2, b2 = q
+        h = jnp.tanh(x @ w1 + b1)
+        return jnp.mean(jnp.square(h @ w2 + b2 - y))
+
+    n_in, n_hidden, n_out = 1024, 1024, 16
+    x2, y2 = fill((batch, n_in), 1.0, 0.0), fill((batch, n_out), 1.0, 1.0)
+    q = (fill((n_in, n_hidden), 0.03, 2.0), jnp.zeros((n_hidden,), jnp.float32), fill((n_hidden, n_out), 0.03, 3.0),
+         jnp.zeros((n_out,), jnp.float32))
+    step2 = sgd(mlp_loss)
+    yield "BM_mlp_jax", lambda: jax.block_until_ready(step2(q, x2, y2)), 1.0
+
+
+def main():
+    group = sys.argv[1] if len(sys.argv) > 1 else ""
+    pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
+    cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases}
+    if group not in cases:
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step [REGEX]")
+    for name, fn, amount in cases[group]():
+        if not pattern.search(name):
+            continue
+        seconds = median_seconds(fn)
+        if group == "train_step":
+            print("%s %.9f" % (name, seconds), flush=True)
+        else:
+            print("%s %.3f" % (name, amount / seconds / 1e9), flush=True)
+
+
+if __name__ == "__main__":
+    main()
