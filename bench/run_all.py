@@ -280,7 +280,7 @@ def stage_peers(args, py_numpy, out_dir, py_jax=None):
             cmd.append(args.filter)
         p = run(cmd, check=False)
         with open(os.path.join(out_dir, "%s_%s.txt" % (peer, group)), "w") as f:
-            f.write(p.stdout + p.stderr[-2000:])
+            f.write((p.stdout or "") + (p.stderr or "")[-2000:])
         for line in p.stdout.splitlines():
             w = line.split()
             if len(w) == 2:
