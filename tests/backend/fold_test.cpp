@@ -30,18 +30,34 @@ constexpr index_t sizes_i[] = {1, 5, 37};
 constexpr index_t sizes_j[] = {1, 2, 3};
 constexpr index_t sizes_k[] = {1, 4};
 
-}  // namespace
+// The operands of both cases at one shape: a (i, j, k), b (k) broadcast over i and j, and
+// t stored (j, i) but read by name (transposed).
+struct operands {
+  nax::Array<double, i, j, k> a;
+  nax::Array<double, k> b;
+  nax::Array<double, j, i> t;
+  operands(index_t ni, index_t nj, index_t nk, std::mt19937& g) : a({ni, nj, nk}), b({nk}), t({nj, ni}) {
+    fill(a, g), fill(b, g), fill(t, g);
+  }
+};
 
-TEST_CASE("elementwise passes over short trailing axes equal plain loops") {
-  std::mt19937 g(11);
+// body(ni, nj, nk, operands) at every shape of sizes_i x sizes_j x sizes_k.
+template <class Body>
+void for_each_shape(unsigned seed, Body&& body) {
+  std::mt19937 g(seed);
   for (index_t ni : sizes_i)
     for (index_t nj : sizes_j)
       for (index_t nk : sizes_k) {
         INFO("extents " << ni << " x " << nj << " x " << nk);
-        nax::Array<double, i, j, k> a({ni, nj, nk});
-        nax::Array<double, k> b({nk});
-        nax::Array<double, j, i> t({nj, ni});  // read by name: transposed
-        fill(a, g), fill(b, g), fill(t, g);
+        body(ni, nj, nk, operands(ni, nj, nk, g), g);
+      }
+}
+
+}  // namespace
+
+TEST_CASE("elementwise passes over short trailing axes equal plain loops") {
+  for_each_shape(11, [](index_t ni, index_t nj, index_t nk, const operands& o, std::mt19937& g) {
+        const auto& [a, b, t] = o;
         nax::Array<double, i, j, k> out = a * 2.0 + b - t;
         // The same into every other i of a wider array (a strided output), the rest untouched.
         nax::Array<double, i, j, k> wide({2 * ni, nj, nk});
@@ -61,19 +77,12 @@ TEST_CASE("elementwise passes over short trailing axes equal plain loops") {
               CHECK(wide(2 * x + 1, y, z) == -7.0);
               CHECK(from_slice(x, y, z) == doctest::Approx(a2(x, 2 * y, z) + b(z)).epsilon(1e-15));
             }
-      }
+  });
 }
 
 TEST_CASE("reductions over short trailing axes equal plain loops, kept size-1 innermost axes included") {
-  std::mt19937 g(12);
-  for (index_t ni : sizes_i)
-    for (index_t nj : sizes_j)
-      for (index_t nk : sizes_k) {
-        INFO("extents " << ni << " x " << nj << " x " << nk);
-        nax::Array<double, i, j, k> a({ni, nj, nk});
-        nax::Array<double, k> b({nk});
-        nax::Array<double, j, i> t({nj, ni});
-        fill(a, g), fill(b, g), fill(t, g);
+  for_each_shape(12, [](index_t ni, index_t nj, index_t nk, const operands& o, std::mt19937&) {
+        const auto& [a, b, t] = o;
         const double all = nax::sum(a * b).item();
         nax::Array<double, k> keep_k = nax::sum<i, j>(a - t);  // keeps the innermost axis
         nax::Array<double, j, k> keep_jk = nax::sum<i>(a * b);   // keeps j and the innermost
@@ -100,7 +109,7 @@ TEST_CASE("reductions over short trailing axes equal plain loops, kept size-1 in
             for (index_t z = 0; z < nk; ++z) m = std::max(m, a(x, y, z) + b(z));
           CHECK(keep_i(x) == m);
         }
-      }
+  });
 }
 
 TEST_CASE("samplers and axis_index over a size-1 trailing axis keep their indices") {
