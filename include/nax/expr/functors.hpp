@@ -185,18 +185,36 @@ struct cast_to {
 template <class F, std::size_t K>
 struct partial;
 
-#define NAX_PARTIAL_UNARY(NAME, BODY)                                        \
+// One derivative functor: the specialisation (partial<F, K> or partial<partial<F, J>, K>,
+// given last because it holds commas) computing BODY from x (and y) in the floating type R.
+#define NAX_DERIVATIVE_UNARY(BODY, ...)                                      \
   template <>                                                               \
-  struct partial<NAME, 0> {                                                 \
+  struct __VA_ARGS__ {                                                      \
     template <class A>                                                      \
     using result = floating_t<A>;                                           \
     template <class A>                                                      \
     NAX_HOST_DEVICE floating_t<A> operator()(A a) const {                    \
       using R = floating_t<A>;                                              \
       R x = static_cast<R>(a);                                              \
+      (void)x;                                                              \
       BODY;                                                                 \
     }                                                                       \
   };
+#define NAX_DERIVATIVE_BINARY(BODY, ...)                                      \
+  template <>                                                                \
+  struct __VA_ARGS__ {                                                       \
+    template <class A, class B>                                              \
+    using result = promote_t<A, B>;                                          \
+    template <class A, class B>                                              \
+    NAX_HOST_DEVICE promote_t<A, B> operator()(A a, B b) const {              \
+      using R = promote_t<A, B>;                                             \
+      R x = static_cast<R>(a), y = static_cast<R>(b);                        \
+      (void)x;                                                               \
+      (void)y;                                                               \
+      BODY;                                                                  \
+    }                                                                        \
+  };
+#define NAX_PARTIAL_UNARY(NAME, BODY) NAX_DERIVATIVE_UNARY(BODY, partial<NAME, 0>)
 NAX_PARTIAL_UNARY(negate, (void)x; return R(-1))
 NAX_PARTIAL_UNARY(abs, return x > R(0) ? R(1) : (x < R(0) ? R(-1) : R(0)))
 NAX_PARTIAL_UNARY(square, return R(2) * x)
@@ -215,20 +233,7 @@ NAX_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) 
 NAX_PARTIAL_UNARY(log_sigmoid, return R(1) / (R(1) + std::exp(x)))  // sigmoid(-x)
 #undef NAX_PARTIAL_UNARY
 
-#define NAX_PARTIAL_BINARY(NAME, K, BODY)                                     \
-  template <>                                                                \
-  struct partial<NAME, K> {                                                  \
-    template <class A, class B>                                              \
-    using result = promote_t<A, B>;                                          \
-    template <class A, class B>                                              \
-    NAX_HOST_DEVICE promote_t<A, B> operator()(A a, B b) const {              \
-      using R = promote_t<A, B>;                                             \
-      R x = static_cast<R>(a), y = static_cast<R>(b);                        \
-      (void)x;                                                               \
-      (void)y;                                                               \
-      BODY;                                                                  \
-    }                                                                        \
-  };
+#define NAX_PARTIAL_BINARY(NAME, K, BODY) NAX_DERIVATIVE_BINARY(BODY, partial<NAME, K>)
 NAX_PARTIAL_BINARY(plus, 0, return R(1))
 NAX_PARTIAL_BINARY(plus, 1, return R(1))
 NAX_PARTIAL_BINARY(minus, 0, return R(1))
@@ -250,19 +255,7 @@ NAX_PARTIAL_BINARY(pow, 1, return x == R(0) ? R(0) : std::log(x) * std::pow(x, y
 // backward pass of a first derivative is made of partial<F, J> nodes, so differentiating it
 // once more needs these. Third derivatives are not provided (grad of grad of grad does not
 // compile).
-#define NAX_SECOND_PARTIAL_UNARY(NAME, BODY)                                 \
-  template <>                                                               \
-  struct partial<partial<NAME, 0>, 0> {                                     \
-    template <class A>                                                      \
-    using result = floating_t<A>;                                           \
-    template <class A>                                                      \
-    NAX_HOST_DEVICE floating_t<A> operator()(A a) const {                    \
-      using R = floating_t<A>;                                              \
-      R x = static_cast<R>(a);                                              \
-      (void)x;                                                              \
-      BODY;                                                                 \
-    }                                                                       \
-  };
+#define NAX_SECOND_PARTIAL_UNARY(NAME, BODY) NAX_DERIVATIVE_UNARY(BODY, partial<partial<NAME, 0>, 0>)
 NAX_SECOND_PARTIAL_UNARY(negate, return R(0))
 NAX_SECOND_PARTIAL_UNARY(abs, return R(0))
 NAX_SECOND_PARTIAL_UNARY(square, return R(2))
@@ -281,20 +274,7 @@ NAX_SECOND_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s *
 NAX_SECOND_PARTIAL_UNARY(log_sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return -s * (R(1) - s))
 #undef NAX_SECOND_PARTIAL_UNARY
 
-#define NAX_SECOND_PARTIAL_BINARY(NAME, J, K, BODY)                            \
-  template <>                                                                \
-  struct partial<partial<NAME, J>, K> {                                      \
-    template <class A, class B>                                              \
-    using result = promote_t<A, B>;                                          \
-    template <class A, class B>                                              \
-    NAX_HOST_DEVICE promote_t<A, B> operator()(A a, B b) const {              \
-      using R = promote_t<A, B>;                                             \
-      R x = static_cast<R>(a), y = static_cast<R>(b);                        \
-      (void)x;                                                               \
-      (void)y;                                                               \
-      BODY;                                                                  \
-    }                                                                        \
-  };
+#define NAX_SECOND_PARTIAL_BINARY(NAME, J, K, BODY) NAX_DERIVATIVE_BINARY(BODY, partial<partial<NAME, J>, K>)
 #define NAX_SECOND_PARTIALS_ZERO(NAME)              \
   NAX_SECOND_PARTIAL_BINARY(NAME, 0, 0, return R(0)) \
   NAX_SECOND_PARTIAL_BINARY(NAME, 0, 1, return R(0)) \
@@ -321,5 +301,7 @@ NAX_SECOND_PARTIAL_BINARY(pow, 1, 0,
                           return x == R(0) ? R(0) : std::pow(x, y - R(1)) * (R(1) + y * std::log(x)))
 NAX_SECOND_PARTIAL_BINARY(pow, 1, 1, return x == R(0) ? R(0) : std::log(x) * std::log(x) * std::pow(x, y))
 #undef NAX_SECOND_PARTIAL_BINARY
+#undef NAX_DERIVATIVE_UNARY
+#undef NAX_DERIVATIVE_BINARY
 
 }  // namespace nax::detail::fn
