@@ -259,6 +259,33 @@ void check_block_edges(Gemm&& gemm) {
   check_product<T>(gemm, problem{1, 130, 70, 50, row_major(), row_major(), column_major()}, T(1), T(2), rng);
 }
 
+// Thin products (one of K, M, N at most 8, held by an operand of packed short rows: the
+// kernels of gemm_thin.hpp), in every orientation of A, B and C, long dimensions from 1 to
+// past a thread split, and the same shapes with one operand padded (the general path).
+template <class T, class Gemm>
+void check_thin(Gemm&& gemm) {
+  std::mt19937 rng(6);
+  const std::vector<T> s = scalars<T>();
+  const index_t longs[] = {1, 3, 17, 300, 40000};
+  std::size_t count = 0;
+  for (index_t thin = 1; thin <= 9; ++thin)
+    for (index_t n : longs)
+      for (int which = 0; which < 3; ++which)
+        for (int orientation = 0; orientation < 8; ++orientation) {
+          problem p{1 + static_cast<index_t>(count % 2), n, 1 + static_cast<index_t>(count % 3), thin};
+          if (which == 1) p = problem{1, thin, 1 + static_cast<index_t>(count % 4), n};
+          if (which == 2) p = problem{1, 1 + static_cast<index_t>(count % 4), thin, n};
+          if (n == 40000 && p.batch * p.M * p.N * p.K > 2000000) continue;
+          p.a = orientation & 1 ? column_major() : row_major();
+          p.b = orientation & 2 ? column_major() : row_major();
+          p.c = orientation & 4 ? column_major() : row_major();
+          if (count % 7 == 0) p.a.pad[row_axis] = 1;
+          const T alpha = s[count % s.size()], beta = s[(count / s.size() + count) % s.size()];
+          ++count;
+          check_product<T>(gemm, p, alpha, beta, rng);
+        }
+}
+
 // K == 0: C = beta C (0 when beta == 0, even over NaN); alpha == 0 likewise, A and B unread.
 template <class T, class Gemm>
 void check_degenerate(Gemm&& gemm) {

@@ -4,6 +4,7 @@
 // other types run a plain loop. The host backend's matmul lowers to `gemm`.
 #pragma once
 #include <nax/backend/host/gemm_kernel.hpp>
+#include <nax/backend/host/gemm_thin.hpp>
 #include <nax/core/config.hpp>
 
 #if defined(NAX_USE_CBLAS)
@@ -17,19 +18,6 @@
 #include <utility>
 
 namespace nax::detail::host {
-
-// Element (b, m, k) of an operand is data[b * batch_stride + m * row_stride + k * col_stride].
-// Strides may be zero (broadcast) or negative (reversed views).
-template <class T>
-struct gemm_operand {
-  const T* data;
-  index_t batch_stride, row_stride, col_stride;
-};
-template <class T>
-struct gemm_output {
-  T* data;
-  index_t batch_stride, row_stride, col_stride;
-};
 
 template <class T>
 inline constexpr bool gemm_has_packed_kernel = std::is_same_v<T, float> || std::is_same_v<T, double>;
@@ -140,6 +128,13 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
     gemm_loop(batch, M, N, K, alpha, A, B, beta, C);
   } else {
     if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
+    if (const thin_kind kind = gemm_thin_kind(M, N, K, A, B); kind != thin_kind::none) {
+      for (index_t b = 0; b < batch; ++b)
+        gemm_thin(kind, M, N, K, alpha, {A.data + b * A.batch_stride, 0, A.row_stride, A.col_stride},
+                  {B.data + b * B.batch_stride, 0, B.row_stride, B.col_stride}, beta,
+                  {C.data + b * C.batch_stride, 0, C.row_stride, C.col_stride});
+      return;
+    }
     if (static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) <=
         small_gemm_work)
       return gemm_small(batch, M, N, K, alpha, A, B, beta, C);
