@@ -48,11 +48,14 @@ inline void next_row(const std::array<index_t, N>& extents, std::size_t R, index
 }
 
 // dst[j] = src[first + j * stride], j < count. A step of 2 (every other element) gets its own
-// loop: with the stride known the compiler loads whole vectors and shuffles.
+// loop: with the stride known the compiler loads whole vectors and shuffles; a step of 0 is
+// a fill.
 template <class T>
 inline void gather_strided(T* __restrict dst, const T* __restrict src, index_t first, index_t stride, index_t count) {
   src += first;
-  if (stride == 2)
+  if (stride == 0)  // a broadcast along the row
+    std::fill_n(dst, count, src[0]);
+  else if (stride == 2)
     for (index_t j = 0; j < count; ++j) dst[j] = src[2 * j];
   else
     for (index_t j = 0; j < count; ++j) dst[j] = src[j * stride];
@@ -189,20 +192,21 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
     const index_t rows_per_item = std::max<index_t>(1, tile_elements / inner);
     const index_t col_tiles = inner > tile_elements ? (inner + tile_elements - 1) / tile_elements : 1;
     const index_t items = (rows + rows_per_item - 1) / rows_per_item * col_tiles;
-#pragma omp parallel for schedule(static) if (parallel_size && items > 1)
-    for (index_t item = 0; item < items; ++item) {
+    for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
       Ev local = ev;
-      const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
-      const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
-      std::array<index_t, N + 1> idx{};
-      decode_row(r0, extents, R, idx.data());
-      for (index_t r = r0; r < r1; ++r) {
-        local.set_row(idx.data());
-        T* __restrict dst = out + out_row(idx.data());
-        for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
-        next_row(extents, R, idx.data());
+      for (index_t item = first; item < last; ++item) {
+        const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
+        const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
+        std::array<index_t, N + 1> idx{};
+        decode_row(r0, extents, R, idx.data());
+        for (index_t r = r0; r < r1; ++r) {
+          local.set_row(idx.data());
+          T* __restrict dst = out + out_row(idx.data());
+          for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
+          next_row(extents, R, idx.data());
+        }
       }
-    }
+    });
     return;
   }
 
@@ -219,12 +223,10 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
     const index_t tile_rows = jumps_lines ? gather_rows : 1;
     const index_t col_tiles = (inner + columns - 1) / columns;
     const index_t items = (rows + tile_rows - 1) / tile_rows * col_tiles;
-#pragma omp parallel if (parallel_size && items > 1)
-    {
+    for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
       Ev local = ev;
       leaf_gatherer<Ev> gatherer(local, columns);
-#pragma omp for schedule(static)
-      for (index_t item = 0; item < items; ++item) {
+      for (index_t item = first; item < last; ++item) {
         const index_t r0 = (item / col_tiles) * tile_rows, r1 = std::min(rows, r0 + tile_rows);
         const index_t i0 = (item % col_tiles) * columns, i1 = std::min(inner, i0 + columns);
         std::array<index_t, N + 1> idx{};
@@ -242,7 +244,7 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
           next_row(extents, R, idx.data());
         }
       }
-    }
+    });
     return;
   }
 
@@ -251,20 +253,21 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
   const index_t rows_per_item = std::max<index_t>(1, tile_elements / inner);
   const index_t col_tiles = inner > tile_elements ? (inner + tile_elements - 1) / tile_elements : 1;
   const index_t items = (rows + rows_per_item - 1) / rows_per_item * col_tiles;
-#pragma omp parallel for schedule(static) if (parallel_size && items > 1)
-  for (index_t item = 0; item < items; ++item) {
+  for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
     Ev local = ev;
-    const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
-    const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
-    std::array<index_t, N + 1> idx{};
-    decode_row(r0, extents, R, idx.data());
-    for (index_t r = r0; r < r1; ++r) {
-      local.set_row(idx.data());
-      const index_t o = out_row(idx.data());
-      for (index_t i = i0; i < i1; ++i) out[o + i * inner_stride] = static_cast<T>(local.template get<false>(i));
-      next_row(extents, R, idx.data());
+    for (index_t item = first; item < last; ++item) {
+      const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
+      const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
+      std::array<index_t, N + 1> idx{};
+      decode_row(r0, extents, R, idx.data());
+      for (index_t r = r0; r < r1; ++r) {
+        local.set_row(idx.data());
+        const index_t o = out_row(idx.data());
+        for (index_t i = i0; i < i1; ++i) out[o + i * inner_stride] = static_cast<T>(local.template get<false>(i));
+        next_row(extents, R, idx.data());
+      }
     }
-  }
+  });
 }
 
 }  // namespace nax::detail::host

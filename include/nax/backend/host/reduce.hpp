@@ -56,35 +56,63 @@ void reduce_into(const Child& child, context& ctx, T* out) {
   std::fill_n(out, out_count, Op::template identity<T>());
   if (out_count == 0 || rows * n == 0) return;
   const bool unit = ev.unit_inner();
+  // Leaves that are strided along the row (a transposed operand, or a broadcast one whose
+  // row a fold made: b in sum(x + b) over (batch, out = 1)) are gathered a tile at a time
+  // into small buffers, so the accumulators still run on the unit-stride path.
+  const index_t columns = std::min(n, gather_columns);
+  const bool gather = !unit && n >= 16 && gatherable(ev, columns);
   const int threads = max_threads();
   const bool parallel = groups * rows * n >= parallel_threshold && threads > 1;
 
-  // Accumulates rows [m0, m1) of group g, columns [i0, i1), into dst (the group's outputs).
-  auto fold_rows = [&](auto& local, index_t g, index_t m0, index_t m1, index_t i0, index_t i1, T* dst) {
+  // Accumulates columns [i0, i1) of the current row into dst (the group's outputs).
+  auto fold_columns = [&]<bool Unit>(auto& local, index_t i0, index_t i1, T* dst) {
+    if constexpr (inner_kept) {
+      if (!reduce_inner) {
+        for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<Unit>(i)));
+        return;
+      }
+    }
+    dst[0] = Op::combine(dst[0], reduce_row<Op, T, Unit>(local, i0, i1));
+  };
+  // Accumulates rows [m0, m1) of group g, columns [i0, i1), into dst.
+  auto fold_rows = [&](auto& local, const auto* gatherer, index_t g, index_t m0, index_t m1, index_t i0, index_t i1,
+                       T* dst) {
     std::array<index_t, N + 1> idx{};
     decode_row(g * rows + m0, ext, N - 1, idx.data());
     for (index_t m = m0; m < m1; ++m) {
-      local.set_row(idx.data());
-      if (inner_kept && !reduce_inner) {
-        if constexpr (inner_kept) {
-          if (unit)
-            for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<true>(i)));
-          else
-            for (index_t i = i0; i < i1; ++i) dst[i] = Op::combine(dst[i], static_cast<T>(local.template get<false>(i)));
+      if (gatherer) {
+        for (index_t t = i0; t < i1; t += columns) {
+          const index_t te = std::min(i1, t + columns);
+          local.set_row(idx.data());  // (gather moves the rows of the leaves it buffers)
+          gatherer->gather(local, t, te);
+          fold_columns.template operator()<true>(local, t, te, dst);
         }
       } else {
-        dst[0] = Op::combine(dst[0], unit ? reduce_row<Op, T, true>(local, i0, i1) : reduce_row<Op, T, false>(local, i0, i1));
+        local.set_row(idx.data());
+        if (unit) fold_columns.template operator()<true>(local, i0, i1, dst);
+        else fold_columns.template operator()<false>(local, i0, i1, dst);
       }
       next_row(ext, N - 1, idx.data());
     }
   };
+  // Runs body(local, gatherer, first, last, thread) on chunks [first, last) of count items,
+  // one per thread (all of them on this thread when not parallel).
+  auto per_thread = [&](index_t count, auto&& body) {
+    for_each_chunk(parallel, count, [&](index_t first, index_t last, int thread) {
+      auto local = ev;
+      if (gather) {
+        leaf_gatherer<decltype(local)> gatherer(local, columns);
+        body(local, &gatherer, first, last, thread);
+      } else {
+        body(local, static_cast<const leaf_gatherer<decltype(local)>*>(nullptr), first, last, thread);
+      }
+    });
+  };
 
   if (!parallel || groups >= 2 * threads) {
-#pragma omp parallel for schedule(static) if (parallel)
-    for (index_t g = 0; g < groups; ++g) {
-      auto local = ev;
-      fold_rows(local, g, 0, rows, 0, n, out + g * per_group);
-    }
+    per_thread(groups, [&](auto& local, const auto* gatherer, index_t first, index_t last, int) {
+      for (index_t g = first; g < last; ++g) fold_rows(local, gatherer, g, 0, rows, 0, n, out + g * per_group);
+    });
     return;
   }
   // Few groups: split rows (and long rows into tiles) across threads, each folding into
@@ -95,18 +123,15 @@ void reduce_into(const Child& child, context& ctx, T* out) {
   const std::size_t partial_count = static_cast<std::size_t>(threads) * static_cast<std::size_t>(out_count);
   std::unique_ptr<T[]> partial(new T[partial_count]);
   std::fill_n(partial.get(), partial_count, Op::template identity<T>());
-#pragma omp parallel
-  {
-    auto local = ev;
-    T* mine = partial.get() + static_cast<std::size_t>(thread_id()) * out_count;
-#pragma omp for schedule(static)
-    for (index_t item = 0; item < items; ++item) {
+  per_thread(items, [&](auto& local, const auto* gatherer, index_t first, index_t last, int thread) {
+    T* mine = partial.get() + static_cast<std::size_t>(thread) * out_count;
+    for (index_t item = first; item < last; ++item) {
       index_t tile = item % tiles, gm = item / tiles;
       index_t g = gm / rows, m = gm % rows;
       index_t i0 = tile * tile_elements, i1 = std::min(n, i0 + tile_elements);
-      fold_rows(local, g, m, m + 1, i0, i1, mine + g * per_group);
+      fold_rows(local, gatherer, g, m, m + 1, i0, i1, mine + g * per_group);
     }
-  }
+  });
   for (int t = 0; t < threads; ++t)
     for (index_t o = 0; o < out_count; ++o) out[o] = Op::combine(out[o], partial[t * out_count + o]);
 }
@@ -117,7 +142,7 @@ auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
   using T = typename Node::value_type;
   using K = typename Node::axes_type;  // kept axes, in the child's order
   using CA = typename C::axes_type;
-  auto out = std::make_shared<array_for_t<T, K>>(node.extents());
+  auto out = std::make_shared<array_for_t<T, K>>(no_fill, node.extents());
   if constexpr (CA::size == 0) {
     assign_in_context(out->view(), node.child, ctx);
   } else {
@@ -147,20 +172,21 @@ auto materialise_node(const ArgReduce<Op, C, Axis>& node, context& ctx) {
   const index_t n = ext[N - 1];
   std::int32_t* dst = out->data();
   const bool parallel = groups * n >= parallel_threshold && groups > 1;
-#pragma omp parallel for schedule(static) if (parallel)
-  for (index_t g = 0; g < groups; ++g) {
+  for_each_chunk(parallel, groups, [&](index_t first, index_t last, int) {
     auto local = ev;
-    std::array<index_t, N + 1> idx{};
-    decode_row(g, ext, N - 1, idx.data());
-    local.set_row(idx.data());
-    V best = local.template get<false>(0);
-    index_t where = 0;
-    for (index_t i = 1; i < n; ++i) {
-      V v = local.template get<false>(i);
-      if (Op::better(v, best)) best = v, where = i;
+    for (index_t g = first; g < last; ++g) {
+      std::array<index_t, N + 1> idx{};
+      decode_row(g, ext, N - 1, idx.data());
+      local.set_row(idx.data());
+      V best = local.template get<false>(0);
+      index_t where = 0;
+      for (index_t i = 1; i < n; ++i) {
+        V v = local.template get<false>(i);
+        if (Op::better(v, best)) best = v, where = i;
+      }
+      dst[g] = static_cast<std::int32_t>(where);
     }
-    dst[g] = static_cast<std::int32_t>(where);
-  }
+  });
   return leaf_of(std::as_const(*out).view(), out);
 }
 
