@@ -1,5 +1,8 @@
 // OpenMP queries that also compile without OpenMP.
 #pragma once
+#include <algorithm>
+
+#include "../../core/config.hpp"
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -11,6 +14,28 @@ inline int max_threads() {
 #else
   return 1;
 #endif
+}
+// Splits [0, count) into one contiguous chunk per thread, as schedule(static) does, and calls
+// body(first, last, thread) for each; with `parallel` false, body(0, count, 0) on this thread
+// without an OpenMP region: libgomp sets up (and allocates) a team even for `if (false)`.
+// (Not an orphaned `omp for`: called inside a user's parallel region, that would share the
+// loop with threads that never reach it.)
+template <class Body>
+void for_each_chunk(bool parallel, index_t count, const Body& body) {
+#if defined(_OPENMP)
+  if (parallel) {
+#pragma omp parallel
+    {
+      const index_t threads = omp_get_num_threads(), t = omp_get_thread_num();
+      const index_t share = count / threads, extra = count % threads;
+      const index_t first = t * share + std::min(t, extra);
+      body(first, first + share + (t < extra ? 1 : 0), static_cast<int>(t));
+    }
+    return;
+  }
+#endif
+  (void)parallel;
+  body(index_t{0}, count, 0);
 }
 inline int thread_id() {
 #if defined(_OPENMP)
