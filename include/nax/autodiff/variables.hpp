@@ -87,7 +87,7 @@ auto own_leaf(const X& x) {
   static_assert(require_differentiable_leaf<X>::value);
   auto e = as_expr(x);
   using E = decltype(e);
-  auto a = std::make_shared<array_for_t<typename E::value_type, typename E::axes_type>>(e.extents());
+  auto a = std::make_shared<array_for_t<typename E::value_type, typename E::axes_type>>(no_fill, e.extents());
   host::context ctx;
   host::assign_in_context(a->view(), e, ctx);
   auto leaf = leaf_of(std::as_const(*a).view(), a);

@@ -12,21 +12,30 @@
 #include <vector>
 
 #include "array_view.hpp"
+#include "buffer_cache.hpp"
 #include "element_type.hpp"
 
 namespace nax {
 
 namespace detail {
+// Frees an Array's buffer (of `bytes`) through the buffer cache (core/buffer_cache.hpp).
 struct aligned_free {
-  void operator()(void* p) const { ::operator delete[](p, std::align_val_t{64}); }
+  std::size_t bytes = 0;
+  void operator()(void* p) const { free_buffer(p, bytes); }
 };
 template <class T>
-T* allocate_aligned(index_t n) {
-  if (n == 0) return nullptr;
+std::unique_ptr<T[], aligned_free> allocate_aligned(index_t n) {
+  if (n == 0) return {nullptr, aligned_free{0}};
   if (static_cast<std::size_t>(n) > std::size_t(-1) / sizeof(T))
     throw shape_error("nax: size overflow: " + std::to_string(n) + " elements do not fit in memory");
-  return static_cast<T*>(::operator new[](static_cast<std::size_t>(n) * sizeof(T), std::align_val_t{64}));
+  const std::size_t bytes = static_cast<std::size_t>(n) * sizeof(T);
+  return {static_cast<T*>(allocate_buffer(bytes)), aligned_free{bytes}};
 }
+
+// Tag of Array's constructor that leaves the elements unset, for the library's temporaries
+// that are written whole before they are read.
+struct no_fill_t {};
+inline constexpr no_fill_t no_fill{};
 
 // The extents of expression e, in the order of the axis list L (names must match).
 template <class L, class E>
@@ -58,6 +67,8 @@ class Array {
   explicit Array(const std::array<index_t, rank>& extents) : Array(uninitialized, extents) {
     std::fill_n(data_.get(), size_, T{});
   }
+  // Elements unset (the library's temporaries, written whole before they are read).
+  Array(detail::no_fill_t, const std::array<index_t, rank>& extents) : Array(uninitialized, extents) {}
   template <std::size_t M>
   explicit Array(const index_t (&extents)[M]) : Array(detail::extents_from_list<axes_type>(extents)) {}
   template <std::size_t M>

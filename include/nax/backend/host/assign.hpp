@@ -67,7 +67,7 @@ auto materialise_any(const E& e, context& ctx) {
     return e;
   } else {
     using T = typename E::value_type;
-    auto out = std::make_shared<array_for_t<T, typename E::axes_type>>(e.extents());
+    auto out = std::make_shared<array_for_t<T, typename E::axes_type>>(no_fill, e.extents());
     assign_in_context(out->view(), e, ctx);
     return leaf_of(std::as_const(*out).view(), out);
   }

@@ -66,7 +66,7 @@ packed_operand<T> gemm_view(const E& e, context& ctx) {
   if constexpr (is_leaf_v<E> && std::is_same_v<typename E::value_type, T>) {
     if (auto direct = from_leaf(e)) return *direct;
   }
-  auto packed = std::make_shared<array_for_t<T, Packed>>(extents_by_name<Packed>(e));
+  auto packed = std::make_shared<array_for_t<T, Packed>>(no_fill, extents_by_name<Packed>(e));
   assign_in_context(packed->view(), make_map<fn::cast_to<T>>(e), ctx);
   auto leaf = leaf_of(std::as_const(*packed).view(), packed);
   auto operand = from_leaf(leaf);  // a packed row-major operand always flattens
@@ -85,7 +85,7 @@ auto materialise_node(const Contract<A, B, K...>& node, context& ctx) {
   auto a = gemm_view<T, Batch, M, Kx>(node.a, ctx);
   auto b = gemm_view<T, Batch, Kx, N>(node.b, ctx);
   using Result = concat_t<Batch, M, N>;
-  auto out = std::make_shared<array_for_t<T, Result>>(extents_by_name<Result>(node));
+  auto out = std::make_shared<array_for_t<T, Result>>(no_fill, extents_by_name<Result>(node));
   gemm_output<T> c{out->data(), a.rows * b.cols, b.cols, 1};
   gemm<T>(a.batch, a.rows, b.cols, a.cols, T(1), a.operand, b.operand, T(0), c);
   // Read the result in the node's axis order, by name.
