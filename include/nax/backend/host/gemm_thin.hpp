@@ -32,46 +32,17 @@ inline constexpr index_t thin_extent_limit = 8;
 // Multiply-adds below which a thin product runs on one thread (forking costs microseconds).
 inline constexpr double thin_parallel_work = 1 << 18;
 
-// C(i, j) = alpha * sum_k A(i, k) B(k, j) + beta * C(i, j), A(i, k) = a[i * K + k].
-// Rows [i0, i1) of column j. alpha is folded into the K values of B's column.
+// The two kernels, the only code templated on the short extent (one small loop each, so that
+// 8 extents cost little to compile); everything around them takes the extent at run time.
+
+// c[i] = sum_k a[i * K + k] * bk[k] for i < count: dot products of packed rows of K.
 template <int K, class T>
-void gemm_thin_depth_rows(index_t i0, index_t i1, index_t j, T alpha, const T* __restrict a, const T* b,
-                          index_t b_row_stride, index_t b_col_stride, T beta, T* c, index_t c_row_stride,
-                          index_t c_col_stride) {
-  T bk[K];
-  for (int k = 0; k < K; ++k) bk[k] = alpha * b[k * b_row_stride + j * b_col_stride];
-  T* __restrict cj = c + j * c_col_stride;
-  auto dot = [&](index_t i) {
+void gemm_thin_dots(index_t count, const T* __restrict a, const T* __restrict bk, T* __restrict c) {
+  for (index_t i = 0; i < count; ++i) {
     T s = a[i * K] * bk[0];
     for (int k = 1; k < K; ++k) s += a[i * K + k] * bk[k];
-    return s;
-  };
-  if (c_row_stride == 1) {
-    if (beta == T(0))
-      for (index_t i = i0; i < i1; ++i) cj[i] = dot(i);
-    else
-      for (index_t i = i0; i < i1; ++i) cj[i] = dot(i) + beta * cj[i];
-  } else {
-    if (beta == T(0))
-      for (index_t i = i0; i < i1; ++i) cj[i * c_row_stride] = dot(i);
-    else
-      for (index_t i = i0; i < i1; ++i) cj[i * c_row_stride] = dot(i) + beta * cj[i * c_row_stride];
+    c[i] = s;
   }
-}
-
-template <int K, class T>
-void gemm_thin_depth(index_t M, index_t N, T alpha, const T* a, const gemm_operand<T>& B, T beta,
-                     const gemm_output<T>& C) {
-  constexpr index_t chunk = 4096;
-  const index_t chunks = (M + chunk - 1) / chunk;
-  const int threads = static_cast<double>(M) * static_cast<double>(N) * K >= thin_parallel_work
-                          ? gemm_thread_count(thin_parallel_work)
-                          : 1;
-  gemm_parallel_for(threads, chunks * N, 1, [&](index_t item) {
-    const index_t j = item / chunks, i0 = (item % chunks) * chunk;
-    gemm_thin_depth_rows<K>(i0, std::min(M, i0 + chunk), j, alpha, a, B.data, B.row_stride, B.col_stride, beta,
-                            C.data, C.row_stride, C.col_stride);
-  });
 }
 
 // out[m] = sum_{k in [k0, k1)} b[k] * a[k * M + m] for m < M: few outputs, a long reduction
@@ -79,7 +50,7 @@ void gemm_thin_depth(index_t M, index_t N, T alpha, const T* a, const gemm_opera
 // match them by shuffles, and 2 M accumulators hide the latency of the multiply-adds.
 #if NAX_GEMM_VECTOR_EXTENSIONS && !defined(__CUDACC__)  // (nvcc's front end has no __builtin_shufflevector)
 template <int M, class T>
-void gemm_thin_outputs_sum(index_t k0, index_t k1, const T* __restrict a, const T* __restrict b, T* out) {
+void gemm_thin_sums(index_t k0, index_t k1, const T* __restrict a, const T* __restrict b, T* out) {
   constexpr int L = NAX_GEMM_VECTOR_BYTES / static_cast<int>(sizeof(T));
   typedef T vec __attribute__((vector_size(NAX_GEMM_VECTOR_BYTES)));
   auto load = [](const T* p) {
@@ -114,7 +85,7 @@ void gemm_thin_outputs_sum(index_t k0, index_t k1, const T* __restrict a, const 
 }
 #else
 template <int M, class T>
-void gemm_thin_outputs_sum(index_t k0, index_t k1, const T* __restrict a, const T* __restrict b, T* out) {
+void gemm_thin_sums(index_t k0, index_t k1, const T* __restrict a, const T* __restrict b, T* out) {
   constexpr int R = 4;  // independent partial sums per output
   T acc[R][M] = {};
   index_t k = k0;
@@ -127,26 +98,67 @@ void gemm_thin_outputs_sum(index_t k0, index_t k1, const T* __restrict a, const 
 }
 #endif
 
+// The kernel for a run-time extent e in [1, 8].
+template <class T>
+auto thin_dots_kernel(index_t e) {
+  using kernel = void (*)(index_t, const T*, const T*, T*);
+  static constexpr kernel table[] = {gemm_thin_dots<1, T>, gemm_thin_dots<2, T>, gemm_thin_dots<3, T>,
+                                     gemm_thin_dots<4, T>, gemm_thin_dots<5, T>, gemm_thin_dots<6, T>,
+                                     gemm_thin_dots<7, T>, gemm_thin_dots<8, T>};
+  return table[e - 1];
+}
+template <class T>
+auto thin_sums_kernel(index_t e) {
+  using kernel = void (*)(index_t, index_t, const T*, const T*, T*);
+  static constexpr kernel table[] = {gemm_thin_sums<1, T>, gemm_thin_sums<2, T>, gemm_thin_sums<3, T>,
+                                     gemm_thin_sums<4, T>, gemm_thin_sums<5, T>, gemm_thin_sums<6, T>,
+                                     gemm_thin_sums<7, T>, gemm_thin_sums<8, T>};
+  return table[e - 1];
+}
+static_assert(thin_extent_limit == 8, "the kernel tables above list extents 1..8");
+
+// c = alpha * value + beta * c (beta == 0: c not read), for n values, c with a stride.
+template <class T>
+void gemm_thin_store(index_t n, T alpha, const T* value, T beta, T* c, index_t stride) {
+  for (index_t i = 0; i < n; ++i) {
+    T& x = c[i * stride];
+    x = beta == T(0) ? alpha * value[i] : alpha * value[i] + beta * x;
+  }
+}
+
+// C(i, j) = alpha * sum_k A(i, k) B(k, j) + beta * C(i, j) for K <= 8, A(i, k) = a[i * K + k]:
+// chunks of rows of one column of C, computed into a buffer on the stack, then stored.
+template <class T>
+void gemm_thin_depth(index_t M, index_t N, index_t K, T alpha, const T* a, const gemm_operand<T>& B, T beta,
+                     const gemm_output<T>& C) {
+  constexpr index_t chunk = 512;
+  const auto dots = thin_dots_kernel<T>(K);
+  const index_t chunks = (M + chunk - 1) / chunk;
+  const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const int threads = work >= thin_parallel_work ? gemm_thread_count(thin_parallel_work) : 1;
+  gemm_parallel_for(threads, chunks * N, 8, [&](index_t item) {
+    const index_t j = item / chunks, i0 = (item % chunks) * chunk, n = std::min(M - i0, chunk);
+    T bk[thin_extent_limit], value[chunk];
+    for (index_t k = 0; k < K; ++k) bk[k] = B.data[k * B.row_stride + j * B.col_stride];
+    dots(n, a + i0 * K, bk, value);
+    gemm_thin_store(n, alpha, value, beta, C.data + i0 * C.row_stride + j * C.col_stride, C.row_stride);
+  });
+}
+
 // C(m, j) = alpha * sum_k A(m, k) B(k, j) + beta * C(m, j) for M <= 8, A(m, k) = a[k * M + m]
 // and B's columns contiguous (B(k, j) = b[k + j * b_col_stride]). Columns in parallel when
 // there are several per thread, else the reduction over K split, partial sums combined.
-template <int M, class T>
-void gemm_thin_outputs(index_t N, index_t K, T alpha, const T* a, const gemm_operand<T>& B, T beta,
+template <class T>
+void gemm_thin_outputs(index_t M, index_t N, index_t K, T alpha, const T* a, const gemm_operand<T>& B, T beta,
                        const gemm_output<T>& C) {
-  auto store = [&](index_t j, const T* sum) {
-    for (int m = 0; m < M; ++m) {
-      T& c = C.data[m * C.row_stride + j * C.col_stride];
-      c = beta == T(0) ? alpha * sum[m] : alpha * sum[m] + beta * c;
-    }
-  };
-  const int threads = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K) >= thin_parallel_work
-                          ? gemm_thread_count(thin_parallel_work)
-                          : 1;
+  const auto sums = thin_sums_kernel<T>(M);
+  const double work = static_cast<double>(M) * static_cast<double>(N) * static_cast<double>(K);
+  const int threads = work >= thin_parallel_work ? gemm_thread_count(thin_parallel_work) : 1;
   if (threads == 1 || N >= 2 * threads) {
     gemm_parallel_for(threads, N, 1, [&](index_t j) {
-      T sum[M];
-      gemm_thin_outputs_sum<M>(0, K, a, B.data + j * B.col_stride, sum);
-      store(j, sum);
+      T sum[thin_extent_limit];
+      sums(0, K, a, B.data + j * B.col_stride, sum);
+      gemm_thin_store(M, alpha, sum, beta, C.data + j * C.col_stride, C.row_stride);
     });
     return;
   }
@@ -154,23 +166,14 @@ void gemm_thin_outputs(index_t N, index_t K, T alpha, const T* a, const gemm_ope
   std::unique_ptr<T[]> partial(new T[static_cast<std::size_t>(parts * N * M)]);
   gemm_parallel_for(threads, parts * N, 1, [&](index_t item) {
     const index_t j = item / parts, part = item % parts;
-    gemm_thin_outputs_sum<M>(K * part / parts, K * (part + 1) / parts, a, B.data + j * B.col_stride,
-                             partial.get() + item * M);
+    sums(K * part / parts, K * (part + 1) / parts, a, B.data + j * B.col_stride, partial.get() + item * M);
   });
   for (index_t j = 0; j < N; ++j) {
-    T sum[M] = {};
+    T sum[thin_extent_limit] = {};
     for (index_t part = 0; part < parts; ++part)
-      for (int m = 0; m < M; ++m) sum[m] += partial[(j * parts + part) * M + m];
-    store(j, sum);
+      for (index_t m = 0; m < M; ++m) sum[m] += partial[(j * parts + part) * M + m];
+    gemm_thin_store(M, alpha, sum, beta, C.data + j * C.col_stride, C.row_stride);
   }
-}
-
-// Calls f(std::integral_constant<int, E>) for the run-time extent e in [1, 8].
-template <class F>
-void with_thin_extent(index_t e, F&& f) {
-  [&]<int... E>(std::integer_sequence<int, E...>) {
-    ((e == E + 1 ? (f(std::integral_constant<int, E + 1>{}), true) : false) || ...);
-  }(std::make_integer_sequence<int, static_cast<int>(thin_extent_limit)>{});
 }
 
 // Which thin shape a product has, if any: a depth of at most 8 over packed rows of A (or of
@@ -201,13 +204,13 @@ void gemm_thin(thin_kind kind, index_t M, index_t N, index_t K, T alpha, const g
   const gemm_output<T> Ct{C.data, C.batch_stride, C.col_stride, C.row_stride};
   switch (kind) {
     case thin_kind::depth:
-      return with_thin_extent(K, [&](auto k) { gemm_thin_depth<k()>(M, N, alpha, A.data, B, beta, C); });
+      return gemm_thin_depth(M, N, K, alpha, A.data, B, beta, C);
     case thin_kind::depth_transposed:
-      return with_thin_extent(K, [&](auto k) { gemm_thin_depth<k()>(N, M, alpha, B.data, At, beta, Ct); });
+      return gemm_thin_depth(N, M, K, alpha, B.data, At, beta, Ct);
     case thin_kind::outputs:
-      return with_thin_extent(M, [&](auto m) { gemm_thin_outputs<m()>(N, K, alpha, A.data, B, beta, C); });
+      return gemm_thin_outputs(M, N, K, alpha, A.data, B, beta, C);
     case thin_kind::outputs_transposed:
-      return with_thin_extent(N, [&](auto n) { gemm_thin_outputs<n()>(M, K, alpha, B.data, At, beta, Ct); });
+      return gemm_thin_outputs(N, M, K, alpha, B.data, At, beta, Ct);
     case thin_kind::none:
       return;
   }
