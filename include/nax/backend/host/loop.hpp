@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <new>
 #include <type_traits>
@@ -47,13 +48,21 @@ inline void next_row(const std::array<index_t, N>& extents, std::size_t R, index
   }
 }
 
-// dst[j] = src[first + j * stride], j < count. A step of 2 (every other element) gets its own
-// loop: with the stride known the compiler loads whole vectors and shuffles; a step of 0 is
-// a fill.
-template <class T>
-inline void gather_strided(T* __restrict dst, const T* __restrict src, index_t first, index_t stride, index_t count) {
-  src += first;
-  if (stride == 0)  // a broadcast along the row
+// dst[j] = src[first + j * stride], j < count, for elements of Bytes bytes (copied as bits,
+// so one loop serves every element type of that size). A step of 2 (every other element)
+// gets its own loop: with the stride known the compiler loads whole vectors and shuffles; a
+// step of 0 (a broadcast along the row) is a fill.
+template <std::size_t Bytes>
+void gather_strided(std::byte* dst_bytes, const std::byte* src_bytes, index_t first, index_t stride, index_t count) {
+  struct element {
+    std::byte b[Bytes];
+  };
+  using E = std::conditional_t<Bytes == 1, std::uint8_t,
+            std::conditional_t<Bytes == 2, std::uint16_t,
+            std::conditional_t<Bytes == 4, std::uint32_t, std::conditional_t<Bytes == 8, std::uint64_t, element>>>>;
+  E* __restrict dst = reinterpret_cast<E*>(dst_bytes);
+  const E* __restrict src = reinterpret_cast<const E*>(src_bytes) + first;
+  if (stride == 0)
     std::fill_n(dst, count, src[0]);
   else if (stride == 2)
     for (index_t j = 0; j < count; ++j) dst[j] = src[2 * j];
@@ -70,36 +79,36 @@ index_t last_stride(const Leaf& leaf) {
 // Makes a thread's own copy of an evaluator readable on the unit-stride path: every leaf
 // whose innermost stride is not 1 is pointed at a buffer of `columns` elements, which
 // gather() fills after each set_row. Leaves are reached through visit_leaves (the hook the
-// alias check uses, which every evaluator implements); the copy is not const, so writing
-// to its leaves through the const references visit_leaves hands out is sound.
-template <class Ev>
+// alias check uses, which every evaluator implements) in the constructor only, which keeps
+// what each evaluator type instantiates small: gather() works on the recorded leaves (their
+// memory, stride, element size and the address of their row offset). The copy is not
+// const, so writing to its leaves through the const references visit_leaves hands out is sound.
 class leaf_gatherer {
  public:
-  leaf_gatherer(Ev& local, index_t columns) : columns_(columns) {
+  template <class Ev>
+  leaf_gatherer(Ev& local, index_t columns) {
     std::size_t bytes = 0;
     local.visit_leaves([&](const auto& leaf) {
-      if (!leaf.unit_inner()) {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
-        const index_t stride = last_stride(leaf);
-        const index_t stride_bytes = (stride < 0 ? -stride : stride) * static_cast<index_t>(sizeof(T));
-        slots_.push_back(static_cast<int>(sources_.size()));
-        sources_.push_back({leaf.data, stride, bytes});
-        if (stride_bytes >= cache_line_bytes) jumps_lines_ = true;
-        bytes += (static_cast<std::size_t>(columns) * sizeof(T) + 63) / 64 * 64;
-      } else {
-        slots_.push_back(-1);
-      }
+      if (leaf.unit_inner()) return;
+      using L = std::remove_cvref_t<decltype(leaf)>;
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
+      static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
+      L& own = const_cast<L&>(leaf);
+      const index_t stride = last_stride(leaf);
+      const index_t stride_bytes = (stride < 0 ? -stride : stride) * static_cast<index_t>(sizeof(T));
+      if (stride_bytes >= cache_line_bytes) jumps_lines_ = true;
+      sources_.push_back({reinterpret_cast<const std::byte*>(leaf.data), &own.row, stride, bytes, sizeof(T)});
+      bytes += (static_cast<std::size_t>(columns) * sizeof(T) + 63) / 64 * 64;
     });
     if (sources_.empty()) return;
     buffer_.reset(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{64})));
-    std::size_t k = 0;
     local.visit_leaves([&](const auto& leaf) {
-      int slot = slots_[k++];
-      if (slot < 0) return;
+      if (leaf.unit_inner()) return;
       using L = std::remove_cvref_t<decltype(leaf)>;
       using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
       L& own = const_cast<L&>(leaf);
-      own.data = reinterpret_cast<const T*>(buffer_.get() + sources_[static_cast<std::size_t>(slot)].offset);
+      for (const source& s : sources_)
+        if (s.row == &own.row) own.data = reinterpret_cast<const T*>(buffer_.get() + s.offset);
       if constexpr (std::tuple_size_v<decltype(own.stride)> > 0) own.stride.back() = 1;
     });
   }
@@ -107,34 +116,35 @@ class leaf_gatherer {
   bool any() const { return !sources_.empty(); }
   bool jumps_lines() const { return jumps_lines_; }
 
-  // After local.set_row(idx): fills the buffers with columns [i0, i1) of that row, and
-  // offsets the leaves so that get<true>(i) reads element i - i0 of their buffer.
-  void gather(Ev& local, index_t i0, index_t i1) const {
-    std::size_t k = 0;
-    local.visit_leaves([&](const auto& leaf) {
-      int slot = slots_[k++];
-      if (slot < 0) return;
-      using L = std::remove_cvref_t<decltype(leaf)>;
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
-      L& own = const_cast<L&>(leaf);
-      const source& s = sources_[static_cast<std::size_t>(slot)];
-      gather_strided(reinterpret_cast<T*>(buffer_.get() + s.offset), static_cast<const T*>(s.data),
-                     own.row + i0 * s.stride, s.stride, i1 - i0);
-      own.row = -i0;
-    });
+  // After local.set_row(idx) (the evaluator given to the constructor): fills the buffers with
+  // columns [i0, i1) of that row, and offsets the leaves so that get<true>(i) reads element
+  // i - i0 of their buffer.
+  void gather(index_t i0, index_t i1) const {
+    for (const source& s : sources_) {
+      std::byte* dst = buffer_.get() + s.offset;
+      const index_t first = *s.row + i0 * s.stride;
+      switch (s.element_bytes) {
+        case 1: gather_strided<1>(dst, s.data, first, s.stride, i1 - i0); break;
+        case 2: gather_strided<2>(dst, s.data, first, s.stride, i1 - i0); break;
+        case 4: gather_strided<4>(dst, s.data, first, s.stride, i1 - i0); break;
+        case 8: gather_strided<8>(dst, s.data, first, s.stride, i1 - i0); break;
+        default: gather_strided<16>(dst, s.data, first, s.stride, i1 - i0); break;  // long double
+      }
+      *s.row = -i0;
+    }
   }
 
  private:
   struct source {
-    const void* data;  // the leaf's own memory
-    index_t stride;    // its innermost stride
-    std::size_t offset;  // of its buffer, in bytes
+    const std::byte* data;  // the leaf's own memory
+    index_t* row;           // the leaf's row offset (in its copy of the evaluator)
+    index_t stride;         // its innermost stride, in elements
+    std::size_t offset;     // of its buffer, in bytes
+    std::size_t element_bytes;
   };
   struct release {
     void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
   };
-  index_t columns_;
-  std::vector<int> slots_;  // per leaf in visit order: its source, or -1
   std::vector<source> sources_;
   std::unique_ptr<std::byte, release> buffer_;
   bool jumps_lines_ = false;
@@ -144,7 +154,7 @@ class leaf_gatherer {
 template <class Ev>
 bool gatherable(const Ev& ev, index_t columns) {
   Ev probe = ev;
-  leaf_gatherer<Ev> gatherer(probe, columns);
+  leaf_gatherer gatherer(probe, columns);
   return gatherer.any() && probe.unit_inner();
 }
 
@@ -218,14 +228,14 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
     bool jumps_lines = (inner_stride < 0 ? -inner_stride : inner_stride) * index_t(sizeof(T)) >= cache_line_bytes;
     if (!ev.unit_inner()) {
       Ev probe = ev;
-      jumps_lines = jumps_lines || leaf_gatherer<Ev>(probe, columns).jumps_lines();
+      jumps_lines = jumps_lines || leaf_gatherer(probe, columns).jumps_lines();
     }
     const index_t tile_rows = jumps_lines ? gather_rows : 1;
     const index_t col_tiles = (inner + columns - 1) / columns;
     const index_t items = (rows + tile_rows - 1) / tile_rows * col_tiles;
     for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
       Ev local = ev;
-      leaf_gatherer<Ev> gatherer(local, columns);
+      leaf_gatherer gatherer(local, columns);
       for (index_t item = first; item < last; ++item) {
         const index_t r0 = (item / col_tiles) * tile_rows, r1 = std::min(rows, r0 + tile_rows);
         const index_t i0 = (item % col_tiles) * columns, i1 = std::min(inner, i0 + columns);
@@ -233,7 +243,7 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
         decode_row(r0, extents, R, idx.data());
         for (index_t r = r0; r < r1; ++r) {
           local.set_row(idx.data());
-          gatherer.gather(local, i0, i1);
+          gatherer.gather(i0, i1);
           const index_t o = out_row(idx.data());
           if (inner_stride == 1) {
             T* __restrict dst = out + o;

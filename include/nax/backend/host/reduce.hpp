@@ -84,7 +84,7 @@ void reduce_into(const Child& child, context& ctx, T* out) {
         for (index_t t = i0; t < i1; t += columns) {
           const index_t te = std::min(i1, t + columns);
           local.set_row(idx.data());  // (gather moves the rows of the leaves it buffers)
-          gatherer->gather(local, t, te);
+          gatherer->gather(t, te);
           fold_columns.template operator()<true>(local, t, te, dst);
         }
       } else {
@@ -101,10 +101,10 @@ void reduce_into(const Child& child, context& ctx, T* out) {
     for_each_chunk(parallel, count, [&](index_t first, index_t last, int thread) {
       auto local = ev;
       if (gather) {
-        leaf_gatherer<decltype(local)> gatherer(local, columns);
+        leaf_gatherer gatherer(local, columns);
         body(local, &gatherer, first, last, thread);
       } else {
-        body(local, static_cast<const leaf_gatherer<decltype(local)>*>(nullptr), first, last, thread);
+        body(local, static_cast<const leaf_gatherer*>(nullptr), first, last, thread);
       }
     });
   };
