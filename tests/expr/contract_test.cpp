@@ -160,6 +160,15 @@ TEST_CASE("operands that are expressions: sums, scaled arrays, transposes, strid
                                       {"row", "col"});
       for (auto& v : bound.values) v *= 2 * std::numeric_limits<float>::epsilon() * (k + p + 4);
       einsum_ref::check_close(result, expected, &bound);
+      // The same reduction transposed (a relayout of a materialised node, read in place), and b
+      // broadcast over batch (stride 0 along it) for a batched product: dot<red> of
+      // (batch, row, red) and (batch, red, col) with the same b in every batch.
+      einsum_ref::check_close(nax::eval(nax::dot<red>(nax::transpose<row, red>(nax::sum<batch>(c)), b)), expected,
+                              &bound);
+      auto bb = nax::broadcast_to<batch, red, col>(b, {p, k, n});
+      tensor rbb = einsum_ref::from_nax<real>(nax::eval(bb));
+      check_dot<float, red>(nax::transpose<batch, row, red>(c), bb,
+                            einsum_ref::permute(einsum_ref::from_nax<real>(c), {"batch", "row", "red"}), rbb);
     }
   }
 }

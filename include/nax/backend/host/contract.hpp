@@ -3,6 +3,7 @@
 // place when its strides allow it, else packed once by a fused pass; then one batched
 // GEMM (backend/host/gemm.hpp, or CBLAS with NAX_USE_CBLAS) into a temporary.
 #pragma once
+#include <algorithm>
 #include <memory>
 #include <optional>
 
@@ -44,6 +45,11 @@ std::optional<flat_group> flatten_group(const ArrayView<const T, As...>& view) {
   return out;
 }
 
+template <class X>
+inline constexpr bool is_leaf_eval_v = false;
+template <class T, std::size_t N, bool DependsInner>
+inline constexpr bool is_leaf_eval_v<leaf_eval<T, N, DependsInner>> = true;
+
 template <class T>
 struct packed_operand {
   gemm_operand<T> operand;
@@ -65,6 +71,17 @@ packed_operand<T> gemm_view(const E& e, context& ctx) {
   };
   if constexpr (is_leaf_v<E> && std::is_same_v<typename E::value_type, T>) {
     if (auto direct = from_leaf(e)) return *direct;
+  } else if constexpr (is_relayout_v<E> && std::is_same_v<typename E::value_type, T>) {
+    // A relayout of a leaf (a transpose, a slice, a vmapped argument's hidden axis) is a leaf
+    // with other strides once lowered: read in place, as a leaf is, not packed.
+    auto ev = lower<axes<>>(e, identity_placement<typename E::axes_type, Packed>(), ctx);
+    if constexpr (is_leaf_eval_v<decltype(ev)>) {
+      const auto extents = extents_by_name<Packed>(e);
+      if (std::find(extents.begin(), extents.end(), index_t{0}) == extents.end()) {  // (empty: packed, no work)
+        const view_for_t<const T, Packed> view(ev.data + ev.base, extents, ev.stride);
+        if (auto direct = from_leaf(typename leaf_for<T, Packed>::type{{}, view, nullptr})) return *direct;
+      }
+    }
   }
   auto packed = std::make_shared<array_for_t<T, Packed>>(no_fill, extents_by_name<Packed>(e));
   assign_in_context(packed->view(), make_map<fn::cast_to<T>>(e), ctx);
