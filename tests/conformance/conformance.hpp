@@ -193,12 +193,24 @@ std::string compare(const npy::Array& want, const nax::Array<T, As...>& got, dou
   return compare(want, got.data(), shape, rtol, exact_bits, replicas);
 }
 
+// What `run` returns for a case this file does not handle (another file of the family does).
+inline std::string skip() { return "skip: another file"; }
+// ... and for a case this backend cannot run (an op the CUDA backend lacks, an element type not
+// instantiated for it): counted and reported by run_family, never a pass.
+inline std::string skip_because(const std::string& why) { return "skip: " + why; }
+
 // Runs every case of a family through `run` (which returns "" or the disagreement, and may
-// throw), one CHECK per case; reports the family's pass count. `select`: only the cases it
-// accepts (a known disagreement with JAX runs in a TEST_CASE of its own, marked may_fail). `run` returns "skip: why" for a
-// case this file does not handle (another file of the family does).
+// throw), one CHECK per case; reports the family's pass count and the skip_because counts.
+// `select`: only the cases it accepts (a known disagreement with JAX runs in a TEST_CASE of its
+// own, marked may_fail).
 struct Tally {
   int run = 0, passed = 0;
+  std::map<std::string, int> skipped;  // reason -> cases
+  int skipped_total() const {
+    int n = 0;
+    for (const auto& [why, count] : skipped) n += count;
+    return n;
+  }
 };
 
 inline Tally run_family(const std::vector<Case>& cases, const std::function<std::string(const Case&)>& run,
@@ -212,15 +224,34 @@ inline Tally run_family(const std::vector<Case>& cases, const std::function<std:
     } catch (const std::exception& e) {
       result = std::string("threw: ") + e.what();
     }
-    if (result.rfind("skip:", 0) == 0) continue;
+    if (result.rfind("skip:", 0) == 0) {
+      if (result != skip()) ++t.skipped[result.substr(6)];
+      continue;
+    }
     ++t.run;
     if (result.empty()) ++t.passed;
     CHECK_MESSAGE(result.empty(), c.family << "/" << c.name << " (op=" << c.op << "): " << result);
   }
-  MESSAGE(label << ": " << t.passed << " of " << t.run << " cases agree with JAX");
+  std::string skips;
+  for (const auto& [why, count] : t.skipped) skips += "; " + std::to_string(count) + " skipped: " + why;
+  MESSAGE(label << ": " << t.passed << " of " << t.run << " cases agree with JAX" << skips);
   return t;
 }
 
-inline std::string skip() { return "skip: another file"; }
+// fn(T{}) for the T of Ts... named dt ("float32", ...); a T the backend B does not instantiate
+// is skipped with the reason B gives.
+template <class B, class... Ts, class F>
+std::string by_dtype(const std::string& dt, F fn) {
+  std::string result = "unknown dtype " + dt;
+  auto try_one = [&](auto t) {
+    using T = decltype(t);
+    if (dt != dtype_name<T>()) return false;
+    if constexpr (B::template instantiates<T>()) result = fn(t);
+    else result = skip_because(B::not_instantiated(dtype_name<T>()));
+    return true;
+  };
+  (try_one(Ts{}) || ...);
+  return result;
+}
 
 }  // namespace conf

@@ -1,0 +1,99 @@
+// The JAX conformance suite (tests/conformance/) on the CUDA backend: the same programs as the
+// host tests (written once over a backend, tests/conformance/backend.hpp), the case's inputs
+// copied to the device, the results copied back and compared with JAX's by conf::compare with
+// the host's tolerances. Cases the device cannot run (ops docs/cuda.md lists as host-only,
+// element types not compiled for the device) are counted as skipped, with the reason, never as
+// passes. Without a GPU every case prints "CUDA tests skipped: no device".
+#include "device_support.hpp"
+
+#include "../conformance/core_dot.hpp"
+#include "../conformance/core_elementwise.hpp"
+#include "../conformance/core_reduce.hpp"
+#include "../conformance/core_unary.hpp"
+#include "../conformance/random.hpp"
+#include "../conformance/relayout.hpp"
+
+namespace conf_cuda {
+
+// Covered: the element types the programs are compiled for on the device. Each program is a
+// kernel (and its host side) per type, so core and relayout cover fewer types than the host (nvcc
+// time; tests/conformance/README.md): no float64, and no int32 for the unary ops and relayouts.
+template <class... Covered>
+struct cuda_backend {
+  static constexpr bool device = true;
+  template <class T>
+  static constexpr bool instantiates() {
+    return (std::is_same_v<T, Covered> || ...);
+  }
+  static std::string not_instantiated(const std::string& dtype) {
+    return dtype + " is not compiled for the device (compile time)";
+  }
+
+  template <class T, class... As>
+  static nax::cuda::Array<T, As...> input(const npy::Array& a) {
+    return nax::cuda::to_device(conf::to_array<T, As...>(a));
+  }
+  template <class E>
+  static auto eval(const E& e) {
+    return nax::cuda::eval(e);
+  }
+  template <class E>
+  static auto result(const E& e) {
+    return nax::cuda::to_host(e);
+  }
+  template <class T, class... As, class E>
+  static nax::Array<T, As...> result_as(const E& e) {
+    return nax::cuda::to_host(nax::cuda::Array<T, As...>(e));
+  }
+};
+
+using f32 = cuda_backend<float>;
+using f32_i32 = cuda_backend<float, std::int32_t>;
+using f32_i32_bool = cuda_backend<float, std::int32_t, bool>;
+using every_type = cuda_backend<float, double, std::uint32_t, std::uint64_t, std::int32_t, std::int64_t>;
+
+// The cases of `family` that `run` takes (`selected`, as many as on the host), on the device:
+// `ran` of them run there, the rest are skipped with a reason.
+void on_device(const char* family, std::string (*run)(const conf::Case&), const std::string& label, int ran,
+               int selected) {
+  const auto t = conf::run_family(conf::load_family(family), run, "cuda " + label);
+  CHECK(t.run == ran);
+  CHECK(t.run + t.skipped_total() == selected);
+}
+
+}  // namespace conf_cuda
+
+using namespace conf_cuda;
+
+// The counts: every case the host file of the program runs (its CHECK(t.run == ...)) either runs
+// here (`ran`) or is skipped with a reason (float64 and other types not compiled for the device,
+// argmax / argmin, merge / concatenate / stack, functions of a C++ Key).
+TEST_CASE("cuda conformance core: unary elementwise ops against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("core", conf_unary::run<f32>, "core/unary elementwise", 32, 72);
+}
+
+TEST_CASE("cuda conformance core: elementwise ops against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("core", conf_elementwise::run<f32_i32_bool>, "core/binary elementwise", 79, 115);
+}
+
+TEST_CASE("cuda conformance core: reductions against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("core", conf_reduce::run<f32_i32_bool>, "core/reductions", 74, 140);
+}
+
+TEST_CASE("cuda conformance core: contractions against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("core", conf_dot::run<f32_i32>, "core/contractions", 14, 21);
+}
+
+TEST_CASE("cuda conformance random: threefry keys and samplers on the device against jax.random, bit for bit") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("random", conf_random::run<every_type>, "random", 128, 139);
+}
+
+TEST_CASE("cuda conformance relayout: transpose, slice, split, broadcast_to, a fused program against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("relayout", conf_relayout::run<f32>, "relayout", 7, 22);
+}
