@@ -4,12 +4,11 @@
 // leaves are gathered a tile of gather_columns at a time; checked against plain loops on rows
 // shorter than, equal to and longer than a tile, serial and parallel (2^15 elements and more),
 // reducing and keeping the innermost axis.
-#include <nax/nax.hpp>
+#include "../support/reference.hpp"
 
 #include <doctest/doctest.h>
 
 #include <cmath>
-#include <random>
 
 namespace {
 
@@ -18,23 +17,18 @@ NAX_AXIS(out);
 NAX_AXIS(feature);
 
 using nax::index_t;
-
-template <class A>
-void fill(A& a, std::mt19937& g) {
-  std::uniform_real_distribution<double> d(-1.0, 1.0);
-  for (index_t q = 0; q < a.size(); ++q) a.data()[q] = d(g);
-}
+using nax_test::fill_random;
 
 }  // namespace
 
 TEST_CASE("a reduction over a row with a broadcast operand (stride 0 after a fold) equals the plain loop") {
-  std::mt19937 g(31);
+  nax_test::random_source g(31);
   // 16 is the shortest row gathered, 128 one tile, 40000 crosses the parallel threshold.
   for (index_t n : {0, 1, 15, 16, 127, 128, 129, 1000, 40000}) {
     INFO("batch = " << n);
     nax::Array<double, batch, out> x({n, 1}), y({n, 1});
     nax::Array<double, out> b({1});
-    fill(x, g), fill(y, g), fill(b, g);
+    fill_random(x, g), fill_random(y, g), fill_random(b, g);
     const double loss = nax::mean(nax::square(x + b - y)).item();
     nax::Array<double, out> gb = nax::sum<batch>((x + b - y) * 2.0);  // keeps out = 1: reduced
     double want = 0, want_gb = 0, want_max = -INFINITY;
@@ -56,13 +50,13 @@ TEST_CASE("a reduction over a row with a broadcast operand (stride 0 after a fol
 }
 
 TEST_CASE("a reduction reading a transposed operand, innermost axis reduced or kept, equals the plain loop") {
-  std::mt19937 g(32);
+  nax_test::random_source g(32);
   for (index_t n : {1, 17, 300}) {
     for (index_t f : {1, 16, 130}) {
       INFO("batch = " << n << ", feature = " << f);
       nax::Array<double, batch, feature> x({n, f});
       nax::Array<double, feature, batch> t({f, n});  // read as (batch, feature): strided along feature
-      fill(x, g), fill(t, g);
+      fill_random(x, g), fill_random(t, g);
       nax::Array<double, batch> rows = nax::sum<feature>(x * t);    // reduces the innermost axis
       nax::Array<double, feature> cols = nax::sum<batch>(x - t);    // keeps it: whole rows accumulated
       const double all = nax::sum(x * t).item();

@@ -175,6 +175,34 @@ void fold_inner_axes(Ev& ev, std::array<index_t, N>& extents, std::size_t first,
   }
 }
 
+// The items of a pass: tiles of rows_per_item rows by `columns` columns of the innermost axis,
+// one contiguous chunk of them per thread. Each thread makes its copy of the evaluator and
+// prepare(local) once (a gatherer, say), then calls row(local, state, idx, i0, i1) for every
+// row of its tiles after set_row (idx: the row's loop indices; [i0, i1): the tile's columns).
+template <std::size_t N, class Ev, class Prepare, class Row>
+void for_each_tile_row(const Ev& ev, const std::array<index_t, N>& extents, index_t rows, index_t rows_per_item,
+                       index_t columns, bool parallel, const Prepare& prepare, const Row& row) {
+  constexpr std::size_t R = N > 0 ? N - 1 : 0;
+  const index_t inner = N > 0 ? extents[N - 1] : 1;
+  const index_t col_tiles = (inner + columns - 1) / columns;
+  const index_t items = (rows + rows_per_item - 1) / rows_per_item * col_tiles;
+  for_each_chunk(parallel && items > 1, items, [&](index_t first, index_t last, int) {
+    Ev local = ev;
+    auto state = prepare(local);
+    for (index_t item = first; item < last; ++item) {
+      const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
+      const index_t i0 = (item % col_tiles) * columns, i1 = std::min(inner, i0 + columns);
+      std::array<index_t, N + 1> idx{};
+      decode_row(r0, extents, R, idx.data());
+      for (index_t r = r0; r < r1; ++r) {
+        local.set_row(idx.data());
+        row(local, state, idx.data(), i0, i1);
+        next_row(extents, R, idx.data());
+      }
+    }
+  });
+}
+
 template <class Ev, class T, std::size_t N>
 void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& given_extents,
                      const std::array<index_t, N>& given_out_strides) {
@@ -189,7 +217,10 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
   for (std::size_t k = 0; k < R; ++k) rows *= extents[k];
   const index_t inner_stride = N > 0 ? out_strides[N - 1] : 1;
   const bool unit = ev.unit_inner() && inner_stride == 1;
-  const bool parallel_size = rows * inner >= parallel_threshold;
+  const bool parallel = rows * inner >= parallel_threshold;
+  // Whole rows up to tile_elements per item (several short rows, or tiles of a long one).
+  const index_t rows_per_tile = std::max<index_t>(1, tile_elements / inner), tile_columns = std::min(inner, tile_elements);
+  auto nothing = [](Ev&) { return 0; };
 
   // The row offset of the output for the multi-index idx[0..R).
   auto out_row = [&](const index_t* idx) {
@@ -199,24 +230,11 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
   };
 
   if (unit) {
-    const index_t rows_per_item = std::max<index_t>(1, tile_elements / inner);
-    const index_t col_tiles = inner > tile_elements ? (inner + tile_elements - 1) / tile_elements : 1;
-    const index_t items = (rows + rows_per_item - 1) / rows_per_item * col_tiles;
-    for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
-      Ev local = ev;
-      for (index_t item = first; item < last; ++item) {
-        const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
-        const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
-        std::array<index_t, N + 1> idx{};
-        decode_row(r0, extents, R, idx.data());
-        for (index_t r = r0; r < r1; ++r) {
-          local.set_row(idx.data());
-          T* __restrict dst = out + out_row(idx.data());
-          for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
-          next_row(extents, R, idx.data());
-        }
-      }
-    });
+    for_each_tile_row(ev, extents, rows, rows_per_tile, tile_columns, parallel, nothing,
+                      [&](const Ev& local, int, const index_t* idx, index_t i0, index_t i1) {
+                        T* __restrict dst = out + out_row(idx);
+                        for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
+                      });
     return;
   }
 
@@ -230,54 +248,30 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
       Ev probe = ev;
       jumps_lines = jumps_lines || leaf_gatherer(probe, columns).jumps_lines();
     }
-    const index_t tile_rows = jumps_lines ? gather_rows : 1;
-    const index_t col_tiles = (inner + columns - 1) / columns;
-    const index_t items = (rows + tile_rows - 1) / tile_rows * col_tiles;
-    for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
-      Ev local = ev;
-      leaf_gatherer gatherer(local, columns);
-      for (index_t item = first; item < last; ++item) {
-        const index_t r0 = (item / col_tiles) * tile_rows, r1 = std::min(rows, r0 + tile_rows);
-        const index_t i0 = (item % col_tiles) * columns, i1 = std::min(inner, i0 + columns);
-        std::array<index_t, N + 1> idx{};
-        decode_row(r0, extents, R, idx.data());
-        for (index_t r = r0; r < r1; ++r) {
-          local.set_row(idx.data());
+    for_each_tile_row(
+        ev, extents, rows, jumps_lines ? gather_rows : 1, columns, parallel,
+        [&](Ev& local) { return leaf_gatherer(local, columns); },
+        [&](const Ev& local, const leaf_gatherer& gatherer, const index_t* idx, index_t i0, index_t i1) {
           gatherer.gather(i0, i1);
-          const index_t o = out_row(idx.data());
+          const index_t o = out_row(idx);
           if (inner_stride == 1) {
             T* __restrict dst = out + o;
             for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
           } else {
             for (index_t i = i0; i < i1; ++i) out[o + i * inner_stride] = static_cast<T>(local.template get<true>(i));
           }
-          next_row(extents, R, idx.data());
-        }
-      }
-    });
+        });
     return;
   }
 
   // Anything else (short rows, or an evaluator with a strided part that is not a leaf):
   // strided reads and writes throughout.
-  const index_t rows_per_item = std::max<index_t>(1, tile_elements / inner);
-  const index_t col_tiles = inner > tile_elements ? (inner + tile_elements - 1) / tile_elements : 1;
-  const index_t items = (rows + rows_per_item - 1) / rows_per_item * col_tiles;
-  for_each_chunk(parallel_size && items > 1, items, [&](index_t first, index_t last, int) {
-    Ev local = ev;
-    for (index_t item = first; item < last; ++item) {
-      const index_t r0 = (item / col_tiles) * rows_per_item, r1 = std::min(rows, r0 + rows_per_item);
-      const index_t i0 = (item % col_tiles) * tile_elements, i1 = std::min(inner, i0 + tile_elements);
-      std::array<index_t, N + 1> idx{};
-      decode_row(r0, extents, R, idx.data());
-      for (index_t r = r0; r < r1; ++r) {
-        local.set_row(idx.data());
-        const index_t o = out_row(idx.data());
-        for (index_t i = i0; i < i1; ++i) out[o + i * inner_stride] = static_cast<T>(local.template get<false>(i));
-        next_row(extents, R, idx.data());
-      }
-    }
-  });
+  for_each_tile_row(ev, extents, rows, rows_per_tile, tile_columns, parallel, nothing,
+                    [&](const Ev& local, int, const index_t* idx, index_t i0, index_t i1) {
+                      const index_t o = out_row(idx);
+                      for (index_t i = i0; i < i1; ++i)
+                        out[o + i * inner_stride] = static_cast<T>(local.template get<false>(i));
+                    });
 }
 
 }  // namespace nax::detail::host
