@@ -64,13 +64,11 @@ auto gradient_of(V& v) {
   }
 }
 
-template <class Out, class L>
+template <class Out, class Space, class L>
 auto value_of(const L& leaf) {
   using T = typename Out::value_type;
   if constexpr (hidden_t<Out>::size == 0) {
-    Array<T> v(std::array<index_t, 0>{});
-    v.data()[0] = leaf.view.data()[0];
-    return v;
+    return Space::template scalar<T>(leaf);
   } else {
     return positional_relayout<identity_kind, typename Out::axes_type, L, hidden_t<Out>>(leaf);
   }
@@ -137,9 +135,10 @@ auto differentiate(const F& f, const Args&... args) {
   static_assert(require_floating_output<typename Out::value_type>::value);
   using T = typename Out::value_type;
   using Hout = hidden_t<Out>;
-  auto vars = std::tuple_cat(variables_of<Hout>(std::get<Argnums>(all), out)...);
-  state<Hout, decltype(vars)> st{{}, std::move(vars)};
-  auto value = host::materialise_any(out, st.ctx);
+  using Space = space_of_t<Out>;
+  auto vars = std::tuple_cat(variables_of<Hout, Space>(std::get<Argnums>(all), out)...);
+  state<Space, Hout, decltype(vars)> st{Space::make_context(), std::move(vars)};
+  auto value = Space::materialise(out, st.ctx);
   backprop(out, Scalar<T>{{}, T(1)}, st);
 
   // The gradients, rebuilt with each argument's structure (leaf offsets: earlier arguments' counts).
@@ -155,7 +154,7 @@ auto differentiate(const F& f, const Args&... args) {
     if constexpr (sizeof...(P) == 1) return tree_of(std::integral_constant<std::size_t, 0>{});
     else return std::make_tuple(tree_of(std::integral_constant<std::size_t, P>{})...);
   }(std::make_index_sequence<sizeof...(Argnums)>{});
-  if constexpr (WithValue) return std::make_tuple(value_of<Out>(value), std::move(grads));
+  if constexpr (WithValue) return std::make_tuple(value_of<Out, Space>(value), std::move(grads));
   else return grads;
   }
 }
@@ -186,15 +185,17 @@ auto differentiate_second(const F& inner_grad, const Args&... args) {
     static_assert(require_floating_output<typename Out::value_type>::value);
     using T = typename Out::value_type;
     using Hout = hidden_t<Out>;
-    auto inner_vars = variables_of<Hout>(std::get<inner>(all), out);
+    using Space = space_of_t<Out>;
+    auto inner_vars = variables_of<Hout, Space>(std::get<inner>(all), out);
     static_assert(std::tuple_size_v<decltype(inner_vars)> == 1,
                   "nax: grad(grad(f)): f's differentiated argument must be one array, not a pytree of several");
     static_assert(require_scalar_inner_variable<std::tuple_element_t<0, decltype(inner_vars)>>::value);
-    auto outer_vars = std::tuple_cat(variables_of<Hout>(std::get<OuterArgnums>(all), out)...);
-    state<Hout, decltype(outer_vars)> outer_st{{}, std::move(outer_vars)};
+    auto outer_vars = std::tuple_cat(variables_of<Hout, Space>(std::get<OuterArgnums>(all), out)...);
+    state<Space, Hout, decltype(outer_vars)> outer_st{Space::make_context(), std::move(outer_vars)};
     auto second = [&outer_st](const auto& ct) { backprop(ct, Scalar<T>{{}, T(1)}, outer_st); };
-    state<Hout, decltype(inner_vars), decltype(second)> inner_st{{}, std::move(inner_vars), second};
-    host::materialise_any(out, inner_st.ctx);
+    state<Space, Hout, decltype(inner_vars), decltype(second)> inner_st{Space::make_context(), std::move(inner_vars),
+                                                                         second};
+    Space::materialise(out, inner_st.ctx);
     backprop(out, Scalar<T>{{}, T(1)}, inner_st);
 
     static constexpr std::size_t counts[] = {

@@ -19,10 +19,11 @@ namespace nax::detail::ad {
 // do, besides accumulating, with each cotangent that reaches a use of a variable; grad(grad(f))
 // differentiates it once more (grad.hpp). no_sink: nothing.
 struct no_sink {};
-template <class Hout, class Vars, class Sink = no_sink>
+template <class Space, class Hout, class Vars, class Sink = no_sink>
 struct state {
+  using space = Space;
   using output_hidden = Hout;
-  host::context ctx;
+  typename Space::context ctx;
   Vars vars;
   Sink sink{};
 };
@@ -41,19 +42,22 @@ void rule(const E&, const Ct&, St&) {
   not_differentiable("an operation without a reverse-mode rule");
 }
 
-// A leaf: adds the cotangent into the gradient of each variable it is a use of.
-template <class T, class... As, class Ct, class St>
-void rule(const Leaf<T, As...>& l, const Ct& ct, St& st) {
+// A leaf (of either memory space): adds the cotangent into the gradient of each variable
+// it is a use of.
+template <leaf_node L, class Ct, class St>
+void rule(const L& l, const Ct& ct, St& st) {
+  using T = typename L::value_type;
+  using Space = typename St::space;
   std::apply(
       [&](auto&... v) {
         auto add = [&](auto& var) {
           using V = std::remove_cvref_t<decltype(var)>;
-          if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, axes<As...>>) {
+          if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
             if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
               auto& g = *var.grad;
-              host::assign_in_context(g.view(), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
+              Space::assign(Space::writable(g), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
                                                                     make_map<fn::cast_to<T>>(ct)),
-                                      st.ctx);
+                            st.ctx);
               if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
             }
           }
@@ -258,7 +262,8 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
     std::size_t k = CA::size;
     ((zext[k++] = extent_of<Xs>(ct)), ...);
   }(Extra{});
-  auto z = std::make_shared<array_for_t<T, ZAxes>>(zext);
+  using Space = typename St::space;
+  auto z = std::make_shared<typename Space::template array<T, ZAxes>>(zext);
   const auto zs = z->strides();
   index_t base = 0;
   for (std::size_t j = 0; j < CA::size; ++j) base += zs[j] * r.offset[j];
@@ -280,7 +285,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
     (one(std::type_identity<Vs>{}), ...);
   }(CtAxes{});
   view_for_t<T, CtAxes> view(z->data() + base, vext, vstr);
-  host::assign_in_context(view, make_map<fn::cast_to<T>>(ct), st.ctx);
+  Space::assign(view, make_map<fn::cast_to<T>>(ct), st.ctx);
   [&]<class... Xs>(axes<Xs...>) { (sum_over_devices<Xs>(r, *z), ...); }(intersection_t<hidden_t<C>, Out>{});
   auto leaf = leaf_of(std::as_const(*z).view(), z);
   backprop(r.child, positional_relayout<identity_kind, ZAxes, decltype(leaf), union_t<hidden_t<C>, Extra>>(leaf), st);

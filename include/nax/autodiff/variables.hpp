@@ -2,17 +2,18 @@
 // differentiated arguments. f sees the user's arrays unchanged (a Hana struct stays that
 // struct), so a use of a variable is found at run time: a Leaf of the traced expression
 // that views the variable's storage. Each variable owns its gradient accumulator, with the
-// variable's axes followed by the output's mapped axes the variable lacks.
+// variable's axes followed by the output's mapped axes the variable lacks, in the memory
+// space of the differentiation (space.hpp).
 #pragma once
 #include <memory>
 #include <string>
 
-#include "../backend/host/assign.hpp"
 #include "../tree/tree.hpp"
+#include "space.hpp"
 
 namespace nax::detail::ad {
 
-template <class T, class VarAxes, class VarHidden, class Extra>
+template <class T, class VarAxes, class VarHidden, class Extra, class Space>
 struct variable {
   using value_type = T;
   using var_axes = VarAxes;
@@ -22,7 +23,7 @@ struct variable {
   const T* data = nullptr;
   std::array<index_t, VarAxes::size> extents{};
   std::array<index_t, VarAxes::size> strides{};
-  std::shared_ptr<array_for_t<T, grad_axes>> grad;
+  std::shared_ptr<typename Space::template array<T, grad_axes>> grad;
 
   index_t span() const {
     index_t n = 1;
@@ -41,10 +42,9 @@ struct variable {
   }
 };
 
+// An owning array of any backend (nax::Array, nax::cuda::Array): differentiated in place.
 template <class X>
-struct is_nax_array : std::false_type {};
-template <class T, class... As>
-struct is_nax_array<Array<T, As...>> : std::true_type {};
+using is_nax_array = is_array<X>;
 
 template <class Leaf>
 struct require_differentiable_leaf {
@@ -62,10 +62,10 @@ struct require_floating_variable {
   static constexpr bool value = true;
 };
 
-template <class Hout, class VarHidden = axes<>, class T, class... As, class Out>
+template <class Hout, class Space, class VarHidden = axes<>, class T, class... As, class Out>
 auto make_variable(const ArrayView<const T, As...>& a, const Out& out) {
   using Extra = difference_t<Hout, axes<As...>>;
-  variable<T, axes<As...>, VarHidden, Extra> v;
+  variable<T, axes<As...>, VarHidden, Extra, Space> v;
   v.data = a.data();
   v.extents = a.extents();
   v.strides = a.strides();
@@ -75,7 +75,7 @@ auto make_variable(const ArrayView<const T, As...>& a, const Out& out) {
     std::size_t k = sizeof...(As);
     ((ext[k++] = extent_of<Xs>(out)), ...);
   }(Extra{});
-  v.grad = std::make_shared<array_for_t<T, concat_t<axes<As...>, Extra>>>(ext);
+  v.grad = std::make_shared<typename Space::template array<T, concat_t<axes<As...>, Extra>>>(ext);
   return v;
 }
 
@@ -87,9 +87,10 @@ auto own_leaf(const X& x) {
   static_assert(require_differentiable_leaf<X>::value);
   auto e = as_expr(x);
   using E = decltype(e);
-  auto a = std::make_shared<array_for_t<typename E::value_type, typename E::axes_type>>(no_fill, e.extents());
-  host::context ctx;
-  host::assign_in_context(a->view(), e, ctx);
+  using Space = space_of_t<E>;
+  auto a = Space::template uninitialised<typename E::value_type, typename E::axes_type>(e.extents());
+  auto ctx = Space::make_context();
+  Space::assign(Space::writable(*a), e, ctx);
   auto leaf = leaf_of(std::as_const(*a).view(), a);
   return positional_relayout<identity_kind, typename E::axes_type, decltype(leaf), hidden_t<E>>(std::move(leaf));
 }
@@ -112,36 +113,45 @@ decltype(auto) prepare_argument(const Arg& arg) {
   }
 }
 
-template <class Hout, class Leaf, class Out>
+template <class Hout, class Space, class Leaf, class Out>
 auto variable_of_leaf(const Leaf& leaf, const Out& out) {
   using D = std::remove_cvref_t<Leaf>;
+  static_assert(require_floating_variable<typename D::value_type, D>::value);
   if constexpr (is_nax_array<D>::value) {
-    static_assert(require_floating_variable<typename D::value_type, D>::value);
-    return make_variable<Hout>(leaf.view(), out);
+    if constexpr (requires { leaf.view().host_typed(); }) return make_variable<Hout, Space>(leaf.view().host_typed(), out);
+    else return make_variable<Hout, Space>(leaf.view(), out);
   } else {
-    static_assert(require_floating_variable<typename D::value_type, D>::value);
-    return make_variable<Hout, typename D::hidden_type>(leaf.child.view, out);  // an owned leaf
+    return make_variable<Hout, Space, typename D::hidden_type>(leaf.child.view, out);  // an owned leaf
   }
 }
 
 // The variables of one differentiated argument (a pytree), in depth-first leaf order.
-template <class Hout, class Tree, class Out>
+template <class Hout, class Space, class Tree, class Out>
 auto variables_of(const Tree& tree, const Out& out) {
-  return std::apply([&](const auto&... leaf) { return std::make_tuple(variable_of_leaf<Hout>(leaf, out)...); },
-                    tree_leaves(tree));
+  return std::apply(
+      [&](const auto&... leaf) { return std::make_tuple(variable_of_leaf<Hout, Space>(leaf, out)...); },
+      tree_leaves(tree));
 }
 
 template <class Tree>
 inline constexpr std::size_t leaf_count_v = std::tuple_size_v<decltype(tree_leaves(std::declval<const Tree&>()))>;
 
+// A leaf of any memory space: a strided view (Leaf on the host, the CUDA backend's DeviceLeaf).
+template <class L>
+concept leaf_node = requires(const L& l) {
+  l.view.data();
+  l.view.strides();
+};
+
 // Is leaf l exactly a view of variable v (same storage, extents and strides)?
-template <class V, class T, class... As>
-bool is_use_of(const V& v, const Leaf<T, As...>& l) {
-  if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, axes<As...>>) {
+template <class V, leaf_node L>
+bool is_use_of(const V& v, const L& l) {
+  using T = typename L::value_type;
+  if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
     if (l.view.data() == v.data && l.view.extents() == v.extents && l.view.strides() == v.strides) return true;
   }
   index_t n = 1;
-  for (std::size_t k = 0; k < sizeof...(As); ++k) {
+  for (std::size_t k = 0; k < L::axes_type::size; ++k) {
     if (l.view.extents()[k] == 0) return false;
     n += (l.view.extents()[k] - 1) * (l.view.strides()[k] < 0 ? -l.view.strides()[k] : l.view.strides()[k]);
   }
@@ -157,7 +167,7 @@ template <class E, class Vars>
 bool reaches(const E& e, const Vars& vars) {
   if constexpr (!std::is_floating_point_v<typename E::value_type>) {
     return false;
-  } else if constexpr (requires { e.view; }) {
+  } else if constexpr (leaf_node<E>) {
     return std::apply([&](const auto&... v) { return (is_use_of(v, e) || ... || false); }, vars);
   } else if constexpr (requires { e.children; }) {
     return std::apply([&](const auto&... c) { return (reaches(c, vars) || ... || false); }, e.children);

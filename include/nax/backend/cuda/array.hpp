@@ -183,6 +183,16 @@ class Array {
   ArrayView<T, As...> view() { return {data(), extents_, device()}; }
   ArrayView<const T, As...> view() const { return {data(), extents_, device()}; }
 
+  // The value of a rank-0 array, copied back to the host (waits for the device's stream).
+  T item() const {
+    static_assert(nax::detail::require_rank_zero<axes_type>::value);
+    if (size_ == 0) throw shape_error("nax: item() of an empty (moved-from) nax::cuda::Array");
+    T value{};
+    NAX_CUDA_CHECK(cudaMemcpyAsync(&value, data(), sizeof(T), cudaMemcpyDeviceToHost, nax::cuda::stream(device())));
+    NAX_CUDA_CHECK(cudaStreamSynchronize(nax::cuda::stream(device())));
+    return value;
+  }
+
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
   // Storage on the current device, contents unspecified.

@@ -120,3 +120,12 @@ auto eval(const X& x) {
 }
 
 }  // namespace nax::cuda
+
+namespace nax::detail {
+// nax::eval of a device expression (and the maps that evaluate their results) gives a
+// nax::cuda::Array.
+template <class E>
+struct eval_array<E, std::enable_if_t<nax::cuda::detail::reads_device<E>::value>> {
+  using type = nax::cuda::detail::device_array_for_t<typename E::value_type, typename E::axes_type>;
+};
+}  // namespace nax::detail
