@@ -1,28 +1,20 @@
 // Conformance with JAX, family `grad` (data/grad/), the two-layer MLP of examples/mlp_2d_mesh.cpp
 // on one device (tanh, and relu): value_and_grad w.r.t. the params tuple (w1, b1, w2, b2), and
-// grad w.r.t. a Hana struct of them (JAX: a dict), float32 and float64. Models: grad.hpp.
-#include "grad.hpp"
+// grad w.r.t. a Hana struct of them (JAX: a dict), float32 and float64. Models: grad.hpp; the
+// tuple cases' program: grad_losses.hpp (the CUDA backend runs it too).
+#include "grad_losses.hpp"
 
 namespace {
 
 using namespace conf_grad;
 
+// The Hana-struct case (host only: the struct holds nax::Arrays); the tuple cases are
+// grad_losses.hpp's run_mlp.
 template <class T>
 std::string run_typed(const Case& c) {
   const auto& in_ = c.in;
   auto x = conf::to_array<T, ex, in>(in_.at(4));
   auto y = conf::to_array<T, ex, out>(in_.at(5));
-  if (c.op == "mlp") {  // value_and_grad w.r.t. (w1, b1, w2, b2): outputs value, then the four gradients
-    auto params = nax::tuple(conf::to_array<T, hidden, in>(in_[0]), conf::to_array<T, hidden>(in_[1]),
-                             conf::to_array<T, hidden, out>(in_[2]), conf::to_array<T, out>(in_[3]));
-    auto check = [&](const auto& loss) {
-      auto [v, g] = nax::value_and_grad(loss)(params, x, y);
-      return compare_all(c, 0, v, std::get<0>(g), std::get<1>(g), std::get<2>(g), std::get<3>(g));
-    };
-    if (c.param("act") == "tanh") return check(mlp_loss<Tanh>);
-    if (c.param("act") == "relu") return check(mlp_loss<Relu>);
-    return "unknown act " + c.param("act");
-  }
   if (c.op == "pytree_mlp") {  // grad w.r.t. a Hana struct; the gradient is the same struct
     MlpParams<T> p;
     p.w1 = conf::to_array<T, hidden, in>(in_[0]);
@@ -37,7 +29,8 @@ std::string run_typed(const Case& c) {
 }
 
 std::string run(const Case& c) {
-  if (c.op != "mlp" && c.op != "pytree_mlp") return conf::skip();
+  if (c.op == "mlp") return run_mlp_for<conf::host_backend>(c);
+  if (c.op != "pytree_mlp") return conf::skip();
   if (c.dtype() == "float32") return run_typed<float>(c);
   if (c.dtype() == "float64") return run_typed<double>(c);
   return "unknown dtype " + c.dtype();

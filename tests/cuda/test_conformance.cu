@@ -1,7 +1,7 @@
 // The JAX conformance suite (tests/conformance/) on the CUDA backend: the same programs as the
 // host tests (written once over a backend, tests/conformance/backend.hpp), the case's inputs
 // copied to the device, the results copied back and compared with JAX's by conf::compare with
-// the host's tolerances. Cases the device cannot run (ops docs/cuda.md lists as host-only,
+// the host's tolerances (grad: the seeds' losses and the MLP, float32). Cases the device cannot run (ops docs/cuda.md lists as host-only,
 // element types not compiled for the device) are counted as skipped, with the reason, never as
 // passes. Without a GPU every case prints "CUDA tests skipped: no device".
 #include "device_support.hpp"
@@ -10,6 +10,7 @@
 #include "../conformance/core_elementwise.hpp"
 #include "../conformance/core_reduce.hpp"
 #include "../conformance/core_unary.hpp"
+#include "../conformance/grad_losses.hpp"
 #include "../conformance/random.hpp"
 #include "../conformance/relayout.hpp"
 
@@ -91,6 +92,12 @@ TEST_CASE("cuda conformance core: contractions against JAX") {
 TEST_CASE("cuda conformance random: threefry keys and samplers on the device against jax.random, bit for bit") {
   if (nax_cuda_test::no_device()) return;
   on_device("random", conf_random::run<every_type>, "random", 128, 139);
+}
+
+TEST_CASE("cuda conformance grad: the seeds' losses and the MLP (params tuples) against jax.grad") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("grad", conf_grad::run_losses_for<f32>, "grad/losses", 6, 12);
+  on_device("grad", conf_grad::run_mlp_for<f32>, "grad/mlp", 4, 8);
 }
 
 TEST_CASE("cuda conformance relayout: transpose, slice, split, broadcast_to, a fused program against JAX") {
