@@ -21,6 +21,9 @@ import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
 import numpy as np  # noqa: E402
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from train_models import fill, sgd  # noqa: E402
+
 R, C = 4096, 16384
 REPETITIONS = 5
 MIN_SECONDS = 0.3  # per repetition
@@ -73,21 +76,8 @@ def reduce_cases():
             yield "%s_%s/jax_cpu" % (op, where), lambda j=jitted: j(x).block_until_ready(), 4 * n
 
 
-def fill(shape, scale, phase):
-    i = np.arange(int(np.prod(shape)), dtype=np.float32)
-    return jnp.asarray((scale * np.sin(phase + np.float32(0.37) * i)).reshape(shape).astype(np.float32))
-
-
 def train_step_cases():
     batch = 4096
-
-    def sgd(loss):
-        @jax.jit
-        def step(params, x, y):
-            value, grads = jax.value_and_grad(loss)(params, x, y)
-            return value, jax.tree_util.tree_map(lambda p, g: p - 0.01 * g, params, grads)
-        return step
-
     def linear_loss(p, x, y):
         w, b = p
         return jnp.mean(jnp.square(x @ w + b - y))

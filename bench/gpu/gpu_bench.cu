@@ -4,6 +4,10 @@
 //   sum_i    sum over the outer axis of the same array, GB/s, against the copy
 //   dot      8192^3 float contraction, TFLOP/s, against calling cublasSgemm directly
 //   pi       Monte Carlo pi from 10^9 threefry uniform pairs (nax::random on the device), Gsamples/s
+//   train_linear  the seed's training step (value_and_grad, then the update) of dot(x, w) + b,
+//            squared loss, batch 4096, 3 features, 1 output, on the device, steps/s
+//   train_mlp     the same step of a two-layer MLP tanh(x w1 + b1) w2 + b2, batch 4096, width
+//            1024, 16 outputs (bench/train_step.cpp's models), steps/s
 // Bytes count what the expression names (4 per element read or written). Each case: one
 // warm-up, then the median of --reps timed runs (cudaEvents on nax's stream).
 // Output: a human-readable line per case, and machine-readable lines
@@ -28,6 +32,10 @@ NAX_AXIS(i);
 NAX_AXIS(j);
 NAX_AXIS(k);
 NAX_AXIS(sample);
+NAX_AXIS(batch);
+NAX_AXIS(in);
+NAX_AXIS(hidden);
+NAX_AXIS(out);
 namespace nr = nax::random;
 using nax::index_t;
 
@@ -136,6 +144,58 @@ void bench_pi(index_t samples) {
   result("pi", static_cast<double>(samples) / (ms * 1e6), "Gsample/s", "-", 0.0, 0.0);
 }
 
+// The host benchmark's deterministic fill (bench/train_step.cpp), copied to the device.
+template <class... As>
+nax::cuda::Array<float, As...> wave(std::array<index_t, sizeof...(As)> extents, float scale, float phase) {
+  nax::Array<float, As...> h(extents);
+  for (index_t q = 0; q < h.size(); ++q) h.data()[q] = scale * std::sin(phase + 0.37f * static_cast<float>(q));
+  return nax::cuda::to_device(h);
+}
+
+void bench_train_linear(index_t batch_size) {
+  auto x = wave<batch, in>({batch_size, 3}, 1.f, 0.f);
+  auto y = wave<batch, out>({batch_size, 1}, 1.f, 1.f);
+  auto w = wave<in, out>({3, 1}, 0.5f, 2.f);
+  nax::cuda::Array<float, out> b({1});
+  auto loss_fn = [](const auto& params, const auto& xs, const auto& ys) {
+    return nax::mean(nax::square(nax::dot<in>(xs, std::get<0>(params)) + std::get<1>(params) - ys));
+  };
+  nax::cuda::Array<float> loss;
+  const double ms = time_ms([&] {
+    auto [value, g] = nax::value_and_grad(loss_fn)(std::tie(w, b), x, y);
+    w = w - 0.01f * std::get<0>(g);
+    b = b - 0.01f * std::get<1>(g);
+    loss = std::move(value);
+  });
+  std::printf("train_linear: loss %.6f\n", static_cast<double>(loss.item()));
+  result("train_linear", 1e3 / ms, "steps/s", "-", 0.0, 0.0);
+}
+
+void bench_train_mlp(index_t batch_size) {
+  const index_t n_in = 1024, n_hidden = 1024, n_out = 16;
+  auto x = wave<batch, in>({batch_size, n_in}, 1.f, 0.f);
+  auto y = wave<batch, out>({batch_size, n_out}, 1.f, 1.f);
+  auto w1 = wave<in, hidden>({n_in, n_hidden}, 0.03f, 2.f);
+  nax::cuda::Array<float, hidden> b1({n_hidden});
+  auto w2 = wave<hidden, out>({n_hidden, n_out}, 0.03f, 3.f);
+  nax::cuda::Array<float, out> b2({n_out});
+  auto loss_fn = [](const auto& q, const auto& xs, const auto& ys) {
+    auto h = nax::tanh(nax::dot<in>(xs, std::get<0>(q)) + std::get<1>(q));
+    return nax::mean(nax::square(nax::dot<hidden>(h, std::get<2>(q)) + std::get<3>(q) - ys));
+  };
+  nax::cuda::Array<float> loss;
+  const double ms = time_ms([&] {
+    auto [value, g] = nax::value_and_grad(loss_fn)(std::tie(w1, b1, w2, b2), x, y);
+    w1 = w1 - 0.01f * std::get<0>(g);
+    b1 = b1 - 0.01f * std::get<1>(g);
+    w2 = w2 - 0.01f * std::get<2>(g);
+    b2 = b2 - 0.01f * std::get<3>(g);
+    loss = std::move(value);
+  });
+  std::printf("train_mlp: loss %.6f\n", static_cast<double>(loss.item()));
+  result("train_mlp", 1e3 / ms, "steps/s", "-", 0.0, 0.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -159,5 +219,7 @@ int main(int argc, char** argv) {
   bench_sum(small ? 1024 : 16384, copy);
   bench_dot(small ? 512 : 8192);
   bench_pi(small ? 1000000 : 1000000000);
+  bench_train_linear(small ? 256 : 4096);
+  bench_train_mlp(small ? 256 : 4096);
   return 0;
 }

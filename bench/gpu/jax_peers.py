@@ -6,6 +6,7 @@ RESULT lines), which bench/gpu/run.sh puts next to nax's numbers. f32 matmul use
 Precision.HIGHEST (true FP32, as cuBLAS's sgemm in the nax run; JAX's default may use TF32).
 Usage: jax_peers.py [--small] [--reps=N]
 """
+import os
 import sys
 import time
 
@@ -72,6 +73,30 @@ def main():
     key = jax.random.key(1768780800062 % (1 << 31))
     ms = median_ms(pi, key, reps=max(1, reps // 2))
     print(f"JAX pi {samples / (ms * 1e6):.4f} Gsample/s", flush=True)
+
+    # The training steps of gpu_bench.cu (bench/train_step.cpp's models), jit(value_and_grad).
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+    from train_models import fill, sgd
+
+    batch = 256 if small else 4096
+    linear = sgd(lambda p, x, y: jnp.mean(jnp.square(x @ p[0] + p[1] - y)))
+    args = ((fill((3, 1), 0.5, 2.0), jnp.zeros((1,), jnp.float32)), fill((batch, 3), 1.0, 0.0),
+            fill((batch, 1), 1.0, 1.0))
+    ms = median_ms(lambda *a: linear(*a)[0], *args, reps=reps * 10)
+    print(f"JAX train_linear {1e3 / ms:.4f} steps/s", flush=True)
+
+    def mlp_loss(q, x, y):
+        w1, b1, w2, b2 = q
+        h = jnp.tanh(jnp.matmul(x, w1, precision=jax.lax.Precision.HIGHEST) + b1)
+        return jnp.mean(jnp.square(jnp.matmul(h, w2, precision=jax.lax.Precision.HIGHEST) + b2 - y))
+
+    n_in, n_hidden, n_out = 1024, 1024, 16
+    q = (fill((n_in, n_hidden), 0.03, 2.0), jnp.zeros((n_hidden,), jnp.float32), fill((n_hidden, n_out), 0.03, 3.0),
+         jnp.zeros((n_out,), jnp.float32))
+    mlp = sgd(mlp_loss)
+    ms = median_ms(lambda *a: mlp(*a)[0], q, fill((batch, n_in), 1.0, 0.0), fill((batch, n_out), 1.0, 1.0),
+                   reps=reps)
+    print(f"JAX train_mlp {1e3 / ms:.4f} steps/s", flush=True)
     return 0
 
 

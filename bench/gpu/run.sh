@@ -55,14 +55,14 @@ awk '
     n++; name[n] = $2; val[n] = $3; unit[n] = $4; base[n] = $5; bval[n] = $6; target[n] = $7
   }
   END {
-    printf "%-7s %-10s %10s %-12s %10s %8s %7s %10s %8s\n", "case", "unit", "nax", "baseline", "baseline", "ratio", "target", "JAX", "nax/JAX"
+    printf "%-13s %-10s %10s %-12s %10s %8s %7s %10s %8s\n", "case", "unit", "nax", "baseline", "baseline", "ratio", "target", "JAX", "nax/JAX"
     for (i = 1; i <= n; i++) {
       ratio = (bval[i] > 0) ? sprintf("%.3f", val[i] / bval[i]) : "-"
       tgt = (target[i] > 0) ? sprintf(">=%.2f", target[i]) : "-"
       j = (name[i] in jax) ? sprintf("%.2f", jax[name[i]]) : "-"
       r = (name[i] in jax && jax[name[i]] > 0) ? sprintf("%.3f", val[i] / jax[name[i]]) : "-"
       b = (bval[i] > 0) ? sprintf("%.2f", bval[i]) : "-"
-      printf "%-7s %-10s %10.2f %-12s %10s %8s %7s %10s %8s\n", name[i], unit[i], val[i], base[i], b, ratio, tgt, j, r
+      printf "%-13s %-10s %10.2f %-12s %10s %8s %7s %10s %8s\n", name[i], unit[i], val[i], base[i], b, ratio, tgt, j, r
     }
     if (n == 0) print "(no benchmark results: see the log above)"
   }' "$LOG_DIR/jax.log" "$LOG_DIR/nax.log"
