@@ -24,4 +24,5 @@
 #include "backend/cuda/reduce.hpp"
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/contract.hpp"
+#include "backend/cuda/join.hpp"
 #include "backend/cuda/autodiff.hpp"

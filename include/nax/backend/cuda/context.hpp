@@ -17,8 +17,8 @@ namespace nax::cuda::detail {
 template <class Node>
 struct require_cuda_support {
   static_assert(sizeof(Node) == 0,
-                "nax: this operation is not implemented on the CUDA backend yet (argmax/argmin, merge, "
-                "concatenate/stack, ppermute, collectives and random keys are host-only for now); "
+                "nax: this operation is not implemented on the CUDA backend yet (ppermute, collectives "
+                "and functions of a C++ random Key are host-only for now); "
                 "copy the operands with nax::cuda::to_host and evaluate it on the host");
   static constexpr bool value = false;
 };
@@ -41,6 +41,10 @@ template <class Op, class C, class A>
 struct reads_host<nax::detail::ArgReduce<Op, C, A>> : reads_host<C> {};
 template <class A, class B, class... K>
 struct reads_host<nax::detail::Contract<A, B, K...>> : std::bool_constant<reads_host<A>::value || reads_host<B>::value> {};
+template <class Axis, bool IsStack, class... Cs>
+struct reads_host<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_host<Cs>::value || ...)> {};
+template <class C, class Outer, class Inner, class Merged>
+struct reads_host<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_host<C> {};
 
 // Does an expression tree read device memory?
 template <class E>
@@ -60,6 +64,10 @@ struct reads_device<nax::detail::ArgReduce<Op, C, A>> : reads_device<C> {};
 template <class A, class B, class... K>
 struct reads_device<nax::detail::Contract<A, B, K...>>
     : std::bool_constant<reads_device<A>::value || reads_device<B>::value> {};
+template <class Axis, bool IsStack, class... Cs>
+struct reads_device<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_device<Cs>::value || ...)> {};
+template <class C, class Outer, class Inner, class Merged>
+struct reads_device<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_device<C> {};
 
 struct context {
   int device = 0;

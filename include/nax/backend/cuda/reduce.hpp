@@ -8,10 +8,13 @@
 //  - kept innermost axis: one thread per output, adjacent threads read adjacent elements
 //    (coalesced), each folds the reduced axes in order; with few outputs the reduced rows are
 //    split over several blocks per output, then a second pass.
+// argmax/argmin: one thread per output scans the reduced axis in order (the first index of
+// the best value; NaN counts as the best, as on the host and in JAX).
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstddef>
+#include <cstdint>
 
 #include "assign.hpp"
 
@@ -207,6 +210,49 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
     }
     return result();
   }
+}
+
+// Loop = [kept..., Axis]; out[g] = the index along Axis of output g's best value.
+template <class Op, class V, std::size_t N, class Ev>
+__global__ void __launch_bounds__(reduce_block)
+    argreduce_kernel(Ev ev, std::int32_t* out, std::array<index_t, N> extents, index_t groups) {
+  const index_t n = extents[N - 1];
+  index_t idx[N] = {};
+  for (index_t g = blockIdx.x * index_t{blockDim.x} + threadIdx.x; g < groups; g += index_t{blockDim.x} * gridDim.x) {
+    decode(g, extents, 0, N - 1, idx);
+    Ev local = ev;
+    local.set_row(idx);
+    V best = static_cast<V>(local.template get<false>(0));
+    index_t where = 0;
+    for (index_t i = 1; i < n; ++i) {
+      const V v = static_cast<V>(local.template get<false>(i));
+      if (Op::better(v, best)) best = v, where = i;
+    }
+    out[g] = static_cast<std::int32_t>(where);
+  }
+}
+
+template <class Op, class C, class Axis>
+auto materialise_node(const nax::detail::ArgReduce<Op, C, Axis>& node, context& ctx) {
+  using Node = nax::detail::ArgReduce<Op, C, Axis>;
+  using K = typename Node::axes_type;
+  using Loop = nax::detail::concat_t<K, axes<Axis>>;
+  using V = typename C::value_type;
+  constexpr std::size_t N = Loop::size;
+  device_guard guard(ctx.device);
+  auto out = std::make_shared<device_array_for_t<std::int32_t, K>>(device_array_for_t<std::int32_t, K>::uninitialized,
+                                                                    node.extents());
+  auto ev = nax::detail::lower<axes<Axis>>(node.child, nax::detail::identity_placement<typename C::axes_type, Loop>(), ctx);
+  const auto ext = nax::detail::extents_by_name<Loop>(node.child);
+  index_t groups = 1;
+  for (std::size_t k = 0; k + 1 < N; ++k) groups *= ext[k];
+  if (groups > 0) {  // the reduced axis is not empty (the builder checked)
+    const index_t blocks = std::min<index_t>((groups + reduce_block - 1) / reduce_block, index_t{1} << 20);
+    argreduce_kernel<Op, V, N><<<static_cast<unsigned>(blocks), reduce_block, 0, ctx.stream>>>(ev, out->data(), ext,
+                                                                                               groups);
+    check_launch("argreduce_kernel<<<...>>>");
+  }
+  return leaf_of(std::as_const(*out).view(), out).as_leaf();
 }
 
 }  // namespace nax::cuda::detail
