@@ -2,7 +2,7 @@
 // operands), stack, reshape as split / merge, broadcast_to, and a fused program through a slice
 // and reductions; float32 and int32. x is (a=3, b=8) in JAX's layout. Over a backend B
 // (backend.hpp): relayout_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
-// CUDA backend (merge, concatenate and stack skipped there: not on the device, docs/cuda.md).
+// CUDA backend.
 #pragma once
 #include "backend.hpp"
 
@@ -22,15 +22,10 @@ std::string run_typed(const Case& c) {
   const auto& in = c.in;
   auto cmp = [&](const auto& e) { return conf::check<B>(c, e); };
   auto input = [&](std::size_t k) { return B::template input<T, a, b>(in[k]); };
-  if (op == "merge" || op == "concatenate_a" || op == "concatenate_b" || op == "stack") {
-    if constexpr (B::device) return conf::skip_because("merge/concatenate/stack are not on the CUDA backend (docs/cuda.md)");
-    else {
-      if (op == "merge") return cmp(nax::merge<bo, bi, b>(B::template input<T, a, bo, bi>(in[0])));  // (3, 2, 4) -> (3, 8)
-      if (op == "concatenate_a") return cmp(nax::concatenate<a>(input(0), input(1)));
-      if (op == "concatenate_b") return cmp(nax::concatenate<b>(input(0), input(1), input(2)));
-      if (op == "stack") return cmp(nax::stack<st>(input(0), input(1)));
-    }
-  }
+  if (op == "merge") return cmp(nax::merge<bo, bi, b>(B::template input<T, a, bo, bi>(in[0])));  // (3, 2, 4) -> (3, 8)
+  if (op == "concatenate_a") return cmp(nax::concatenate<a>(input(0), input(1)));
+  if (op == "concatenate_b") return cmp(nax::concatenate<b>(input(0), input(1), input(2)));
+  if (op == "stack") return cmp(nax::stack<st>(input(0), input(1)));
   if (op == "broadcast_to") return cmp(nax::broadcast_to<a, b>(B::template input<T, b>(in[0]), {3, 8}));
   const auto x = input(0);
   if (op == "transpose") return cmp(nax::transpose<b, a>(x));
