@@ -42,10 +42,6 @@ struct variable {
   }
 };
 
-// An owning array of any backend (nax::Array, nax::cuda::Array): differentiated in place.
-template <class X>
-using is_nax_array = is_array<X>;
-
 template <class Leaf>
 struct require_differentiable_leaf {
   static_assert(array_like<Leaf>,
@@ -98,7 +94,7 @@ auto own_leaf(const X& x) {
 template <class Tree>
 constexpr bool all_arrays() {
   return []<class... Ls>(std::type_identity<std::tuple<Ls...>>) {
-    return (is_nax_array<std::remove_cvref_t<Ls>>::value && ... && true);
+    return (is_array<std::remove_cvref_t<Ls>>::value && ... && true);  // nax::Array, nax::cuda::Array
   }(std::type_identity<decltype(tree_leaves(std::declval<const Tree&>()))>{});
 }
 
@@ -117,7 +113,7 @@ template <class Hout, class Space, class Leaf, class Out>
 auto variable_of_leaf(const Leaf& leaf, const Out& out) {
   using D = std::remove_cvref_t<Leaf>;
   static_assert(require_floating_variable<typename D::value_type, D>::value);
-  if constexpr (is_nax_array<D>::value) {
+  if constexpr (is_array<D>::value) {
     if constexpr (requires { leaf.view().host_typed(); }) return make_variable<Hout, Space>(leaf.view().host_typed(), out);
     else return make_variable<Hout, Space>(leaf.view(), out);
   } else {

@@ -34,8 +34,8 @@ NAX_HOST_DEVICE constexpr void threefry_rounds(std::uint32_t& x0, std::uint32_t&
 // threefry2x32 in place: the counter words (x0, x1) become the cipher words. Plain scalars
 // (no struct copies) so that a loop calling it per element vectorises; GCC does not
 // vectorise loops that still copy a returned struct after inlining.
-NAX_HOST_DEVICE NAX_ALWAYS_INLINE constexpr void threefry2x32_inplace(std::uint32_t k0, std::uint32_t k1, std::uint32_t& x0,
-                                                    std::uint32_t& x1) {
+NAX_HOST_DEVICE NAX_ALWAYS_INLINE constexpr void threefry2x32_inplace(std::uint32_t k0, std::uint32_t k1,
+                                                                      std::uint32_t& x0, std::uint32_t& x1) {
   const std::uint32_t k2 = k0 ^ k1 ^ 0x1BD11BDAu;  // key-schedule parity word
   x0 += k0;
   x1 += k1;

@@ -56,18 +56,19 @@ void evaluate_into(const nax::ArrayView<T, As...>& out, const X& x, int device) 
   assign_in_context(out, nax::detail::as_expr(x), ctx);
 }
 
-// Any expression as a device leaf: device leaves as they are, everything else evaluated
-// once into a temporary device array.
+// Any expression as a device leaf (a DeviceLeaf, so what is built on it stays on the device):
+// device leaves as they are, everything else evaluated once into a temporary device array.
 template <class E>
 auto materialise_any(const E& e, context& ctx) {
   if constexpr (is_device_leaf_v<E>) {
-    return e.as_leaf();
+    return e;
   } else {
     using T = typename E::value_type;
     device_guard guard(ctx.device);
-    auto out = std::make_shared<device_array_for_t<T, typename E::axes_type>>(e.extents());
+    auto out = std::make_shared<device_array_for_t<T, typename E::axes_type>>(
+        device_array_for_t<T, typename E::axes_type>::uninitialized, e.extents());
     assign_in_context(mutable_host_view(*out), e, ctx);
-    return leaf_of(std::as_const(*out).view(), out).as_leaf();
+    return leaf_of(std::as_const(*out).view(), out);
   }
 }
 

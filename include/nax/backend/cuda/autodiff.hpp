@@ -29,18 +29,9 @@ struct device_space {
   static nax::ArrayView<T, As...> writable(nax::cuda::Array<T, As...>& a) {
     return mutable_host_view(a);
   }
-  // A DeviceLeaf (not the Leaf the kernels read), so what is built on it stays on the device.
   template <class E>
   static auto materialise(const E& e, context& ctx) {
-    if constexpr (is_device_leaf_v<E>) {
-      return e;
-    } else {
-      device_guard guard(ctx.device);
-      auto out = std::make_shared<device_array_for_t<typename E::value_type, typename E::axes_type>>(
-          device_array_for_t<typename E::value_type, typename E::axes_type>::uninitialized, e.extents());
-      assign_in_context(mutable_host_view(*out), e, ctx);
-      return leaf_of(std::as_const(*out).view(), out);
-    }
+    return materialise_any(e, ctx);
   }
   template <class T, class L>
   static nax::cuda::Array<T> scalar(const L& leaf) {
