@@ -74,8 +74,9 @@ packed_operand<T> gemm_view(const E& e, context& ctx) {
   } else if constexpr (is_relayout_v<E> && std::is_same_v<typename E::value_type, T>) {
     // A relayout of a leaf (a transpose, a slice, a vmapped argument's hidden axis) is a leaf
     // with other strides once lowered: read in place, as a leaf is, not packed.
-    auto ev = lower<axes<>>(e, identity_placement<typename E::axes_type, Packed>(), ctx);
-    if constexpr (is_leaf_eval_v<decltype(ev)>) {
+    using Lowered = decltype(lower<axes<>>(e, identity_placement<typename E::axes_type, Packed>(), ctx));
+    if constexpr (is_leaf_eval_v<Lowered>) {  // (lowered only then: else packing lowers it)
+      auto ev = lower<axes<>>(e, identity_placement<typename E::axes_type, Packed>(), ctx);
       const auto extents = extents_by_name<Packed>(e);
       if (std::find(extents.begin(), extents.end(), index_t{0}) == extents.end()) {  // (empty: packed, no work)
         const view_for_t<const T, Packed> view(ev.data + ev.base, extents, ev.stride);
