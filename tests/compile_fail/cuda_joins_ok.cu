@@ -1,6 +1,7 @@
 // expect-compile
 // The control of cuda_host_operand_in_join and cuda_unsupported_node: joins, merges and
-// argmax of device arrays, and ppermute inside vmap on the host.
+// argmax of device arrays, item() of a rank-0 device array (control of cuda_item_rank), and
+// ppermute inside vmap on the host.
 #include <nax/cuda.hpp>
 
 NAX_AXIS(i);
@@ -12,6 +13,9 @@ void f() {
   nax::cuda::Array<float, i, j> y = nax::concatenate<i>(a, b * 2.f);
   nax::cuda::Array<float, ij> m = nax::merge<i, j, ij>(y);
   nax::cuda::Array<std::int32_t, i> k = nax::argmax<j>(a);
+  nax::cuda::Array<float> total = nax::sum(m);
+  float t = total.item();
+  (void)t;
   nax::Array<float, i, j> x({4, 3});
   nax::Array<float, i, j> p =
       nax::vmap<i>([](const auto& row) { return nax::ppermute<i>(row, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}); })(x);
