@@ -3,8 +3,9 @@
 //   device_count(), has_device(), stream(), synchronize().
 // Assigning an expression of device arrays to a nax::cuda::Array runs one fused kernel;
 // reductions fuse their producer; dot<k...> calls cuBLAS. Expressions mixing host and
-// device arrays do not compile. grad/value_and_grad of programs over device arrays run on the
-// device. The NCCL communicator is <nax/mesh/nccl_communicator.hpp>.
+// device arrays do not compile. grad/value_and_grad, vmap and xmap/pmap of programs over
+// device arrays run on the device, their collectives included. The NCCL communicator is
+// <nax/mesh/nccl_communicator.hpp>.
 // See docs/cuda.md.
 #pragma once
 #if !defined(__CUDACC__)
@@ -25,4 +26,5 @@
 #include "backend/cuda/cublas.hpp"
 #include "backend/cuda/contract.hpp"
 #include "backend/cuda/join.hpp"
-#include "backend/cuda/autodiff.hpp"
+#include "backend/cuda/space.hpp"
+#include "mesh/collective_cuda.hpp"

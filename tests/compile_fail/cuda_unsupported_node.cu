@@ -1,13 +1,15 @@
-// expect: not implemented on the CUDA backend yet
+// expect: not implemented on the CUDA backend
 // expect: nax::cuda::to_host
-// An operation the device cannot compute yet (ppermute inside vmap, over device arrays).
+// A node with a host implementation only (an operation added outside nax: its
+// materialise_node takes the host context), read by an expression evaluated on the device.
 #include <nax/cuda.hpp>
 
+#include "user_node.hpp"
+
 NAX_AXIS(i);
-NAX_AXIS(j);
 
 void f() {
-  nax::cuda::Array<float, i, j> x({4, 3});
-  nax::cuda::Array<float, i, j> y =
-      nax::vmap<i>([](const auto& row) { return nax::ppermute<i>(row, {{0, 1}, {1, 2}, {2, 3}, {3, 0}}); })(x);
+  nax::cuda::Array<float, i> x({4});
+  user::Reverse<nax::cuda::detail::DeviceLeaf<float, i>> r{{}, nax::detail::as_expr(x)};
+  nax::cuda::Array<float, i> y = r + 1.f;
 }

@@ -1,6 +1,6 @@
 // NCCL communicators of a Mesh over the CUDA devices of this process: every collective over
-// device buffers and over host buffers (staged), against values computed by hand; and xmap
-// with psum over a GPU mesh against the host. Uses every device there is (1 is enough).
+// device buffers and over host buffers (staged), against values computed by hand (xmap over a
+// GPU mesh: test_maps.cu). Uses every device there is (1 is enough).
 #include "device_support.hpp"
 
 #include <nax/mesh/nccl_communicator.hpp>
@@ -10,7 +10,6 @@
 
 namespace {
 NAX_AXIS(data);
-NAX_AXIS(batch);
 NAX_AXIS(feature);
 using namespace nax_cuda_test;
 }  // namespace
@@ -59,16 +58,4 @@ TEST_CASE("nccl: collectives of a mesh over the CUDA devices") {
     }
     CHECK(shifted[static_cast<std::size_t>(r)][0] == (r + n - 1) % n);
   }
-}
-
-TEST_CASE("nccl: xmap with psum over a GPU mesh gives the host's answer") {
-  if (no_device()) return;
-  const int n = nax::cuda::device_count();
-  auto x = random_array<float, batch, feature>({2 * n, 5});
-  auto f = [](auto const& v) { return nax::psum<batch>(v * 2.f); };
-  nax::Mesh<data> gpu(nax::cuda::devices(), {n});
-  nax::Mesh<data> host(nax::host::devices(n), {n});
-  auto on_gpu = nax::xmap<nax::bind<batch, data>>(f, gpu)(x);
-  auto on_host = nax::xmap<nax::bind<batch, data>>(f, host)(x);
-  check_same(nax::eval(on_gpu), nax::eval(on_host), 1e-5);
 }

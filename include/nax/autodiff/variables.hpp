@@ -9,7 +9,7 @@
 #include <string>
 
 #include "../tree/tree.hpp"
-#include "space.hpp"
+#include "../backend/host/space.hpp"
 
 namespace nax::detail::ad {
 

@@ -27,6 +27,8 @@
 //         // zeros when no pair has destination rank()
 //     virtual void barrier();
 //     virtual std::string describe() const;   // "host group over {data} (4 members), member 2"
+//     virtual bool reads_device_memory() const;  // buffers may be GPU memory (NCCL); false:
+//                                                // the CUDA backend stages them through the host
 //     + typed wrappers: all_reduce(T* data, index_t count, reduce_op = sum), all_reduce(range, op),
 //       all_gather(const T*, T*, count) / (send_range, recv_range), reduce_scatter(..., op),
 //       all_to_all(...), permute(..., permutation): dtype from T, sizes checked.
@@ -141,6 +143,9 @@ class communicator {
                        const permutation& pairs) = 0;
   virtual void barrier() = 0;
   virtual std::string describe() const = 0;
+  // Whether buffers may be device memory (NCCL's do); otherwise device data is staged through
+  // host memory by the caller (backend/cuda/host_staging.hpp).
+  virtual bool reads_device_memory() const { return false; }
 
   // ----- typed wrappers: the dtype comes from T -----
   template <class T>

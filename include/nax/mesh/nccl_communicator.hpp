@@ -203,6 +203,7 @@ class nccl_communicator final : public nax::detail::communicator {
     NAX_NCCL_CHECK(ncclAllReduce(token_.data(), token_.data(), 1, ncclInt32, ncclSum, comm_, stream_));
     finish();
   }
+  bool reads_device_memory() const override { return true; }
   std::string describe() const override {
     return "nccl group " + name_ + " (" + std::to_string(size_) + " members), member " + std::to_string(rank_);
   }

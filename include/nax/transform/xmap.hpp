@@ -3,16 +3,22 @@
 // (its extent must divide evenly); an axis bound to nothing is vectorised on each device.
 // Each device runs the same program, fixed at compile time, on its shards; collectives over
 // a mesh-bound axis call that mesh axis's communicator, made with the mesh. The results are
-// those of vmap over the same axes: the layout changes speed, never values.
+// those of vmap over the same axes: the layout changes speed, never values. Each device's
+// program runs in the memory space of the arrays it reads (backend/host/space.hpp): on the
+// host, or, given nax::cuda arrays, on the GPU (results are then nax::cuda::Arrays on the
+// device of the mesh's first position in this process).
 // pmap<axis>(f, mesh) is the one-axis case over a one-axis mesh.
 #pragma once
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "../backend/host/assign.hpp"
+#include "../backend/host/space.hpp"
 #include "../mesh/collective_host.hpp"
 #include "../mesh/global_array.hpp"
 #include "../mesh/mesh.hpp"
@@ -75,13 +81,27 @@ auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& place
     return as_expr(std::forward<Leaf>(leaf));
   } else {
     auto e = as_expr(std::forward<Leaf>(leaf));
+    // A strided leaf (an array of either memory space) is narrowed in its view, so what a
+    // device reads is only its part (an argument on another GPU is copied part by part).
+    using E = decltype(e);
+    constexpr bool narrow_view = requires(const E& x) { x.view.strides(); x.owner; };
+    if constexpr (narrow_view) {
+      std::size_t j = 0;
+      auto narrow = [&]<class B>(std::type_identity<B>) {
+        const placed_axis& p = placed[j++];
+        if constexpr (!std::is_same_v<typename B::mesh_axis, local_axis> &&
+                      contains_v<typename B::logical, typename E::axes_type>)
+          e.view = host::narrow<typename B::logical>(e.view, p.offset, p.local);
+      };
+      (narrow(std::type_identity<Bs>{}), ...);
+    }
     std::size_t k = 0;
     auto step = [&]<class B>(auto current, std::type_identity<B>) {
       using L = typename B::logical;
       const placed_axis& p = placed[k++];
       if constexpr (contains_v<L, visible_t<decltype(current)>>) {
         if constexpr (!std::is_same_v<typename B::mesh_axis, local_axis>)
-          return hide_axis<L>(narrow_axis<L>(std::move(current), p.offset, p.local));
+          return hide_axis<L>(narrow_axis<L>(std::move(current), narrow_view ? 0 : p.offset, p.local));
         else
           return hide_axis<L>(std::move(current));
       } else {
@@ -134,6 +154,14 @@ constexpr bool any_argument_has() {
 template <class A, class... Bs>
 inline constexpr std::size_t binding_index_v = index_of_pack<A, typename Bs::logical...>();
 
+// The memory space of a device's program: that of its output leaves.
+template <class Outputs>
+struct program_space {
+  using type = typename decltype([]<class... Ls>(std::type_identity<std::tuple<Ls...>>) {
+    return std::type_identity<typename common_space<Ls...>::type>{};
+  }(std::type_identity<decltype(tree_leaves(std::declval<const Outputs&>()))>{}))::type;
+};
+
 template <class L, bool Mapped>
 struct require_logical_axis_in_arguments {
   static_assert(Mapped, "nax: xmap binds logical axis L but no argument has an axis of that name");
@@ -164,10 +192,17 @@ struct xmapped {
     }(std::make_index_sequence<nb>{});
 
     (check_global_array_sharding(args), ...);
-    using Local = decltype(evaluate_outputs(run_on_device(global, 0, args...), std::declval<host::context&>()));
+    using Outputs = decltype(run_on_device(global, 0, args...));
+    using Space = typename program_space<Outputs>::type;
+    using Local = decltype(evaluate_outputs<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));
     std::optional<Local> results;
     std::mutex allocate;
+    std::vector<std::function<void()>> shard_writes;  // spaces whose shards one thread writes
+    Space::before_mesh();
+    const int home = Space::home();
+    const bool mesh_sets_device = mesh.devices().kind() == device_kind::cuda;
     mesh.run([&](auto& device) {
+      typename Space::mesh_scope scope(home, mesh_sets_device);
       std::array<placed_axis, nb> placed = global;
       [&]<std::size_t... I>(std::index_sequence<I...>) { (place<binding<I>>(placed[I], device), ...); }(
           std::make_index_sequence<nb>{});
@@ -179,20 +214,30 @@ struct xmapped {
       }(std::make_index_sequence<nb>{});
       // Every device evaluates every output (the same collectives in the same order), in one
       // context so that shared work is done once; one device per shard writes the result.
-      host::context ctx;
-      auto local = evaluate_outputs(run_on_device(placed, device.device(), args...), ctx);
+      auto ctx = Space::make_mesh_context();
+      auto local = evaluate_outputs<Space>(run_on_device(placed, device.device(), args...), ctx);
+      Space::finish(ctx);  // this device's outputs are complete
+      // The first device of this process allocates the results (on its GPU, for device outputs).
+      const bool first = device.device() == mesh.local_devices().front();
       {
         std::lock_guard lock(allocate);
-        if (!results) results.emplace(allocate_global(local));
+        if (first) results.emplace(allocate_global(local));
+        if constexpr (!Space::parallel_shard_writes)
+          shard_writes.push_back([&] { write_shards<Space>(*results, local, placed, device); });
       }
       auto& everyone = all_devices_comm(device);
       everyone.barrier();
-      write_shards(*results, local, placed, device);
+      { std::lock_guard lock(allocate); }  // the allocation is visible to this thread
+      if constexpr (Space::parallel_shard_writes) {
+        write_shards<Space>(*results, local, placed, device);
+      } else if (first) {
+        for (auto& write : shard_writes) write();  // every thread's local stays alive until the last barrier
+      }
       if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count())) {
         // Devices of other processes wrote their shards into their own copies: sum them
         // (every element is written by exactly one device, the rest are zeros).
         tree_for_each_leaf(*results, [&](auto& leaf, auto) {
-          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) everyone.all_reduce(leaf.data(), leaf.size());
+          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::all_reduce(everyone, leaf);
         });
       }
       everyone.barrier();
@@ -354,8 +399,8 @@ struct xmapped {
   }
 
   // Every output leaf evaluated on this device (numbers stay numbers).
-  template <class Outputs>
-  static auto evaluate_outputs(const Outputs& outputs, host::context& ctx) {
+  template <class Space, class Outputs>
+  static auto evaluate_outputs(const Outputs& outputs, typename Space::context& ctx) {
     auto evaluate = [&](const auto& leaf) {
       using E = std::remove_cvref_t<decltype(leaf)>;
       if constexpr (element<E>) {
@@ -363,8 +408,8 @@ struct xmapped {
       } else {
         static_assert(require_bound<unbound_t<E>>::value);
         static_assert(require_not_mapped<hidden_t<E>>::value);
-        array_for_t<typename E::value_type, typename E::axes_type> out(leaf.extents());
-        host::assign_in_context(out.view(), leaf, ctx);
+        typename Space::template array<typename E::value_type, typename E::axes_type> out(leaf.extents());
+        Space::assign(Space::writable(out), leaf, ctx);
         return out;
       }
     };
@@ -410,16 +455,16 @@ struct xmapped {
 
   // This device's shard of every output, written by one device per shard: the one at
   // coordinate 0 of every mesh axis the output is replicated over.
-  template <class Global, class Local, class Device>
+  template <class Space, class Global, class Local, class Device>
   void write_shards(Global& global, const Local& local, const std::array<placed_axis, nb>& placed, Device& device) const {
     auto global_leaves = tree_leaves(global);
     auto local_leaves = tree_leaves(local);
     [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (write_shard(std::get<I>(global_leaves), std::get<I>(local_leaves), placed, device), ...);
+      (write_shard<Space>(std::get<I>(global_leaves), std::get<I>(local_leaves), placed, device), ...);
     }(std::make_index_sequence<std::tuple_size_v<decltype(local_leaves)>>{});
   }
 
-  template <class G, class L, class Device>
+  template <class Space, class G, class L, class Device>
   void write_shard(G& global, const L& local, const std::array<placed_axis, nb>& placed, Device& device) const {
     using X = std::remove_cvref_t<L>;
     bool writer = true;
@@ -434,12 +479,13 @@ struct xmapped {
     if constexpr (element<X>) {
       global = local;
     } else {
-      auto view = global.view();
+      auto view = Space::writable(global);
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((view = narrow_if_present<typename binding<I>::logical>(view, placed[I])), ...);
       }(std::make_index_sequence<nb>{});
-      host::context ctx;
-      host::assign_in_context(view, leaf_of(local.view()), ctx);
+      auto ctx = Space::context_for(global);  // on the results' device: a shard from another GPU is copied there
+      Space::assign(view, leaf_of(local.view()), ctx);
+      Space::finish(ctx);
     }
   }
 

@@ -61,7 +61,7 @@ void evaluate_into(const nax::ArrayView<T, As...>& out, const X& x, int device) 
 template <class E>
 auto materialise_any(const E& e, context& ctx) {
   if constexpr (is_device_leaf_v<E>) {
-    return e;
+    return ctx.here(e);
   } else {
     using T = typename E::value_type;
     device_guard guard(ctx.device);

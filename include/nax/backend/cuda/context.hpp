@@ -1,7 +1,10 @@
 // The device evaluation context: the memo of nodes computed in this evaluation (a reduction
 // or contraction reused by user code is computed once), the device and its stream, and the
 // dispatch from a node to the CUDA function that materialises it (materialise_node(node,
-// context&) overloads in this namespace, found by ADL). Device leaves are read in place.
+// context&) overloads in this namespace, found by ADL). Device leaves are read in place when
+// they are on the context's device; a leaf on another GPU (an xmap argument, a shard written
+// into a result on another device) is copied here once per evaluation, as jax.pmap moves its
+// inputs to the devices that read them.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -9,16 +12,18 @@
 #include <utility>
 #include <vector>
 
+#include "../../expr/collective.hpp"
 #include "array.hpp"
 
 namespace nax::cuda::detail {
 
-// Which nodes the CUDA backend cannot compute yet: a compile-time error naming the node.
+// A node the CUDA backend cannot compute (every node of nax has a device implementation; a
+// node added outside nax may have only a host one): a compile-time error naming the node.
 template <class Node>
 struct require_cuda_support {
   static_assert(sizeof(Node) == 0,
-                "nax: this operation is not implemented on the CUDA backend yet (ppermute, collectives "
-                "and functions of a C++ random Key are host-only for now); "
+                "nax: this operation is not implemented on the CUDA backend (Node has no "
+                "materialise_node(node, nax::cuda::detail::context&) overload); "
                 "copy the operands with nax::cuda::to_host and evaluate it on the host");
   static constexpr bool value = false;
 };
@@ -45,6 +50,10 @@ template <class Axis, bool IsStack, class... Cs>
 struct reads_host<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_host<Cs>::value || ...)> {};
 template <class C, class Outer, class Inner, class Merged>
 struct reads_host<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_host<C> {};
+template <class C, class Kind, class Axis>
+struct reads_host<nax::detail::CommCollective<C, Kind, Axis>> : reads_host<C> {};
+template <class C, class Axis>
+struct reads_host<nax::detail::Permute<C, Axis>> : reads_host<C> {};
 
 // Does an expression tree read device memory?
 template <class E>
@@ -68,18 +77,57 @@ template <class Axis, bool IsStack, class... Cs>
 struct reads_device<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_device<Cs>::value || ...)> {};
 template <class C, class Outer, class Inner, class Merged>
 struct reads_device<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_device<C> {};
+template <class C, class Kind, class Axis>
+struct reads_device<nax::detail::CommCollective<C, Kind, Axis>> : reads_device<C> {};
+template <class C, class Axis>
+struct reads_device<nax::detail::Permute<C, Axis>> : reads_device<C> {};
 
 struct context {
   int device = 0;
   cudaStream_t stream = nullptr;
   std::vector<std::pair<std::uint64_t, std::shared_ptr<const void>>> memo;
+  struct peer_copy {
+    const void* source;
+    int source_device;
+    std::size_t bytes;
+    std::shared_ptr<const void> storage;
+  };
+  std::vector<peer_copy> copies;
 
-  explicit context(int device_) : device(device_), stream(nax::cuda::stream(device_)) {}
+  // Set when every device leaf on another GPU this context reads is known to be complete and to
+  // outlive the context's work (xmap synchronises first): peer copies then skip the events,
+  // which would otherwise queue work on a stream another thread may have blocked in NCCL.
+  bool sources_complete = false;
+
+  explicit context(int device_, bool sources_complete_ = false)
+      : device(device_), stream(nax::cuda::stream(device_)), sources_complete(sources_complete_) {}
+
+  // A device leaf readable by kernels on this context's device: itself, or (once per
+  // evaluation) a copy of the memory it spans, when it lives on another device.
+  template <class T, class... As>
+  DeviceLeaf<T, As...> here(const DeviceLeaf<T, As...>& leaf) {
+    if (leaf.device == device || leaf.view.size() == 0) return leaf;
+    index_t low = 0, high = 0;  // the span of elements the view reaches, relative to its pointer
+    for (std::size_t k = 0; k < sizeof...(As); ++k) {
+      const index_t reach = leaf.view.strides()[k] * (leaf.view.extents()[k] - 1);
+      (reach < 0 ? low : high) += reach;
+    }
+    const void* start = leaf.view.data() + low;
+    const std::size_t count = static_cast<std::size_t>(high - low + 1);
+    for (const auto& copy : copies)
+      if (copy.source == start && copy.source_device == leaf.device && copy.bytes == count * sizeof(T))
+        return rebased(leaf, static_cast<const T*>(copy.storage.get()) - low, copy.storage);
+    auto buffer = std::make_shared<device_buffer<T>>(count, device);
+    copy_between_devices(buffer->data(), start, leaf.device, count * sizeof(T));
+    std::shared_ptr<const void> storage(buffer, buffer->data());
+    copies.push_back({start, leaf.device, count * sizeof(T), storage});
+    return rebased(leaf, buffer->data() - low, storage);
+  }
 
   template <class Node>
   auto materialise(const Node& node) {
     if constexpr (is_device_leaf_v<Node>) {
-      return node.as_leaf();
+      return here(node).as_leaf();
     } else {
       using L = nax::detail::leaf_for_t<Node>;
       if constexpr (requires(const Node& n, context& c) { materialise_node(n, c); }) {
@@ -93,6 +141,40 @@ struct context {
         return L{};
       }
     }
+  }
+
+ private:
+  template <class T, class... As>
+  DeviceLeaf<T, As...> rebased(const DeviceLeaf<T, As...>& leaf, const T* data, std::shared_ptr<const void> owner) {
+    DeviceLeaf<T, As...> moved = leaf;
+    moved.view = nax::ArrayView<const T, As...>(data, leaf.view.extents(), leaf.view.strides());
+    moved.owner = std::move(owner);
+    moved.device = device;
+    return moved;
+  }
+
+  // bytes from `from` (on device `source`) to `to` (on this device), ordered after the work
+  // queued on the source's stream, and before any later work there (a free of the source).
+  void copy_between_devices(void* to, const void* from, int source, std::size_t bytes) {
+    if (sources_complete) {
+      device_guard guard(device);
+      NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, device, from, source, bytes, stream));
+      return;
+    }
+    cudaEvent_t written = nullptr, read = nullptr;
+    {
+      device_guard guard(source);
+      NAX_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+      NAX_CUDA_CHECK(cudaEventRecord(written, nax::cuda::stream(source)));
+    }
+    device_guard guard(device);
+    NAX_CUDA_CHECK(cudaStreamWaitEvent(stream, written, 0));
+    NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, device, from, source, bytes, stream));
+    NAX_CUDA_CHECK(cudaEventCreateWithFlags(&read, cudaEventDisableTiming));
+    NAX_CUDA_CHECK(cudaEventRecord(read, stream));
+    NAX_CUDA_CHECK(cudaStreamWaitEvent(nax::cuda::stream(source), read, 0));
+    NAX_CUDA_CHECK(cudaEventDestroy(written));
+    NAX_CUDA_CHECK(cudaEventDestroy(read));
   }
 };
 

@@ -69,7 +69,7 @@ gemm_matrix gemm_operand(const E& e, context& ctx) {
     return m;
   };
   if constexpr (is_device_leaf_v<E> && std::is_same_v<typename E::value_type, T>) {
-    if (auto direct = from_leaf(e.as_leaf())) return *direct;
+    if (auto direct = from_leaf(ctx.here(e).as_leaf())) return *direct;
   }
   device_guard guard(ctx.device);
   auto packed = std::make_shared<device_array_for_t<T, Packed>>(device_array_for_t<T, Packed>::uninitialized,

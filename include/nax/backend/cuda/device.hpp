@@ -57,11 +57,19 @@ struct device_state {
   int multiprocessors = 0;
 };
 
+struct device_states {
+  std::mutex mutex;
+  std::vector<std::unique_ptr<device_state>> states;
+};
+inline device_states& all_states() {
+  static device_states everything;
+  return everything;
+}
+
 // The per-device state, created on first use (thread-safe). Streams are never destroyed:
 // they live until the process ends, when the driver reclaims them.
 inline const device_state& state(int device) {
-  static std::mutex mutex;
-  static std::vector<std::unique_ptr<device_state>> states;
+  auto& [mutex, states] = all_states();
   std::lock_guard lock(mutex);
   if (states.empty()) {
     int n = device_count();
@@ -95,5 +103,22 @@ inline void synchronize(int device) {
   NAX_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
 }
 inline void synchronize() { synchronize(current_device()); }
+
+namespace detail {
+// Waits for the nax streams of every device nax has used so far (no new streams are made).
+inline void synchronize_used_devices() {
+  std::vector<std::pair<int, cudaStream_t>> used;
+  {
+    auto& [mutex, states] = all_states();
+    std::lock_guard lock(mutex);
+    for (std::size_t d = 0; d < states.size(); ++d)
+      if (states[d]) used.emplace_back(static_cast<int>(d), states[d]->stream);
+  }
+  for (auto [device, s] : used) {
+    device_guard guard(device);
+    NAX_CUDA_CHECK(cudaStreamSynchronize(s));
+  }
+}
+}  // namespace detail
 
 }  // namespace nax::cuda

@@ -27,7 +27,7 @@ auto materialise_node(const nax::detail::Join<Axis, IsStack, Cs...>& node, conte
 template <class C, class Outer, class Inner, class Merged>
 auto materialise_node(const nax::detail::Merge<C, Outer, Inner, Merged>& node, context& ctx) {
   if constexpr (is_device_leaf_v<C>) {
-    if (auto direct = nax::detail::merged_leaf(node, node.child.as_leaf())) return *direct;
+    if (auto direct = nax::detail::merged_leaf(node, ctx.here(node.child).as_leaf())) return *direct;
   }
   return nax::detail::merge_through_layout(node, ctx);
 }
