@@ -232,6 +232,7 @@ struct xmapped {
         write_shards<Space>(*results, local, placed, device);
       } else if (first) {
         for (auto& write : shard_writes) write();  // every thread's local stays alive until the last barrier
+        Space::finish(ctx);                         // the results are on this thread's device
       }
       if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count())) {
         // Devices of other processes wrote their shards into their own copies: sum them
@@ -485,7 +486,6 @@ struct xmapped {
       }(std::make_index_sequence<nb>{});
       auto ctx = Space::context_for(global);  // on the results' device: a shard from another GPU is copied there
       Space::assign(view, leaf_of(local.view()), ctx);
-      Space::finish(ctx);
     }
   }
 

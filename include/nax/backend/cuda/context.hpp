@@ -28,59 +28,45 @@ struct require_cuda_support {
   static constexpr bool value = false;
 };
 
-// Does an expression tree read host memory? Walks the nodes that lowering walks and the
-// producers of reductions and contractions.
-template <class E>
-struct reads_host : std::false_type {};
-template <class T, class... As>
-struct reads_host<nax::detail::Leaf<T, As...>> : std::true_type {};
-template <class F, class... Cs>
-struct reads_host<nax::detail::Map<F, Cs...>> : std::bool_constant<(reads_host<Cs>::value || ...)> {};
-template <class C, class K, class O, class H, class U>
-struct reads_host<nax::detail::Relayout<C, K, O, H, U>> : reads_host<C> {};
-template <class F, class S, class... Gs>
-struct reads_host<nax::detail::Generate<F, S, Gs...>> : reads_host<S> {};
-template <class Op, class C, class... R>
-struct reads_host<nax::detail::Reduce<Op, C, R...>> : reads_host<C> {};
-template <class Op, class C, class A>
-struct reads_host<nax::detail::ArgReduce<Op, C, A>> : reads_host<C> {};
-template <class A, class B, class... K>
-struct reads_host<nax::detail::Contract<A, B, K...>> : std::bool_constant<reads_host<A>::value || reads_host<B>::value> {};
-template <class Axis, bool IsStack, class... Cs>
-struct reads_host<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_host<Cs>::value || ...)> {};
-template <class C, class Outer, class Inner, class Merged>
-struct reads_host<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_host<C> {};
-template <class C, class Kind, class Axis>
-struct reads_host<nax::detail::CommCollective<C, Kind, Axis>> : reads_host<C> {};
-template <class C, class Axis>
-struct reads_host<nax::detail::Permute<C, Axis>> : reads_host<C> {};
+// Does expression tree E read a leaf that IsLeaf selects? Walks the nodes that lowering walks
+// and the producers of reductions, contractions, joins and collectives.
+template <template <class> class IsLeaf, class E>
+struct reads_leaf : IsLeaf<E> {};
+template <template <class> class IsLeaf, class F, class... Cs>
+struct reads_leaf<IsLeaf, nax::detail::Map<F, Cs...>> : std::bool_constant<(reads_leaf<IsLeaf, Cs>::value || ...)> {};
+template <template <class> class IsLeaf, class C, class K, class O, class H, class U>
+struct reads_leaf<IsLeaf, nax::detail::Relayout<C, K, O, H, U>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class F, class S, class... Gs>
+struct reads_leaf<IsLeaf, nax::detail::Generate<F, S, Gs...>> : reads_leaf<IsLeaf, S> {};
+template <template <class> class IsLeaf, class Op, class C, class... R>
+struct reads_leaf<IsLeaf, nax::detail::Reduce<Op, C, R...>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class Op, class C, class A>
+struct reads_leaf<IsLeaf, nax::detail::ArgReduce<Op, C, A>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class A, class B, class... K>
+struct reads_leaf<IsLeaf, nax::detail::Contract<A, B, K...>>
+    : std::bool_constant<reads_leaf<IsLeaf, A>::value || reads_leaf<IsLeaf, B>::value> {};
+template <template <class> class IsLeaf, class Axis, bool IsStack, class... Cs>
+struct reads_leaf<IsLeaf, nax::detail::Join<Axis, IsStack, Cs...>>
+    : std::bool_constant<(reads_leaf<IsLeaf, Cs>::value || ...)> {};
+template <template <class> class IsLeaf, class C, class Outer, class Inner, class Merged>
+struct reads_leaf<IsLeaf, nax::detail::Merge<C, Outer, Inner, Merged>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class C, class Kind, class Axis>
+struct reads_leaf<IsLeaf, nax::detail::CommCollective<C, Kind, Axis>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class C, class Axis>
+struct reads_leaf<IsLeaf, nax::detail::Permute<C, Axis>> : reads_leaf<IsLeaf, C> {};
 
-// Does an expression tree read device memory?
-template <class E>
-struct reads_device : std::false_type {};
+template <class L>
+struct is_host_leaf : std::false_type {};
 template <class T, class... As>
-struct reads_device<DeviceLeaf<T, As...>> : std::true_type {};
-template <class F, class... Cs>
-struct reads_device<nax::detail::Map<F, Cs...>> : std::bool_constant<(reads_device<Cs>::value || ...)> {};
-template <class C, class K, class O, class H, class U>
-struct reads_device<nax::detail::Relayout<C, K, O, H, U>> : reads_device<C> {};
-template <class F, class S, class... Gs>
-struct reads_device<nax::detail::Generate<F, S, Gs...>> : reads_device<S> {};
-template <class Op, class C, class... R>
-struct reads_device<nax::detail::Reduce<Op, C, R...>> : reads_device<C> {};
-template <class Op, class C, class A>
-struct reads_device<nax::detail::ArgReduce<Op, C, A>> : reads_device<C> {};
-template <class A, class B, class... K>
-struct reads_device<nax::detail::Contract<A, B, K...>>
-    : std::bool_constant<reads_device<A>::value || reads_device<B>::value> {};
-template <class Axis, bool IsStack, class... Cs>
-struct reads_device<nax::detail::Join<Axis, IsStack, Cs...>> : std::bool_constant<(reads_device<Cs>::value || ...)> {};
-template <class C, class Outer, class Inner, class Merged>
-struct reads_device<nax::detail::Merge<C, Outer, Inner, Merged>> : reads_device<C> {};
-template <class C, class Kind, class Axis>
-struct reads_device<nax::detail::CommCollective<C, Kind, Axis>> : reads_device<C> {};
-template <class C, class Axis>
-struct reads_device<nax::detail::Permute<C, Axis>> : reads_device<C> {};
+struct is_host_leaf<nax::detail::Leaf<T, As...>> : std::true_type {};
+template <class L>
+struct is_device_leaf : std::bool_constant<is_device_leaf_v<L>> {};
+
+// Does an expression tree read host memory? Device memory?
+template <class E>
+struct reads_host : reads_leaf<is_host_leaf, E> {};
+template <class E>
+struct reads_device : reads_leaf<is_device_leaf, E> {};
 
 struct context {
   int device = 0;
