@@ -1,4 +1,4 @@
-// Loop folding (fold_inner_axes in backend/host/loop.hpp, can_fold / fold in
+// Loop folding (fold_inner_axes in lower/fold.hpp, can_fold / fold in
 // lower/evaluators.hpp): loop axes merge into the innermost one when every operand's strides
 // allow it, so that short trailing axes do not cost a row's setup per element. Checked
 // against plain loops on shapes made to fold and not to fold: size-1 trailing axes,

@@ -1,6 +1,6 @@
 // CUDA backend, elementwise: fused kernels against the host backend on random extents
 // (0 and 1 included), with broadcasting by name, transposed destinations, slices, integer
-// semantics, aliasing and the run-time errors.
+// semantics, aliasing, the vector-load path at every alignment and the run-time errors.
 #include "device_support.hpp"
 
 namespace {
@@ -47,6 +47,45 @@ TEST_CASE("cuda: fused elementwise expressions match the host, any axis order") 
                                        nax::sqrt(nax::abs(nax::slice<j>(dx, 0, stop, 2)));
     check_same(nax::cuda::to_host(ds), hs);
   }
+}
+
+TEST_CASE("cuda: vector loads and element-by-element reads agree, aligned or not") {
+  if (no_device()) return;
+  // Operands and destinations starting 0, 1, 2 or 4 elements into their buffers (16-byte
+  // aligned or not), rows with and without a tail after the last 16-byte group, and outputs
+  // of 1, 4 and 8 bytes (16, 4 and 2 lanes) reading leaves of other sizes.
+  for (nax::index_t offset : {0, 1, 2, 4})
+    for (nax::index_t n : {1, 3, 4, 7, 8, 33, 1029}) {
+      INFO("offset " << offset << ", row " << n);
+      const nax::index_t w = n + 8;
+      auto x = random_array<float, i, j>({3, w});
+      auto y = random_array<double, j>({w});
+      auto m = random_array<bool, i, j>({3, w});
+      auto dx = nax::cuda::to_device(x);
+      auto dy = nax::cuda::to_device(y);
+      auto dm = nax::cuda::to_device(m);
+      auto part = [&](const auto& a) { return nax::slice<j>(a, offset, offset + n); };
+      nax::Array<float, i, j> hf = part(x) * 2.f + nax::cast<float>(part(y)) - nax::cast<float>(part(m));
+      nax::Array<double, i, j> hd = part(x) * part(y);
+      nax::Array<bool, i, j> hb = part(m) && part(x) > 0.f;
+      // Into whole arrays (aligned destinations) ...
+      nax::cuda::Array<float, i, j> df = part(dx) * 2.f + nax::cast<float>(part(dy)) - nax::cast<float>(part(dm));
+      nax::cuda::Array<double, i, j> dd = part(dx) * part(dy);
+      nax::cuda::Array<bool, i, j> db = part(dm) && part(dx) > 0.f;
+      check_same(nax::cuda::to_host(df), hf);
+      check_same(nax::cuda::to_host(dd), hd, 1e-12);
+      check_same(nax::cuda::to_host(db), hb);
+      // ... and through views at the same offset into wider device arrays.
+      nax::cuda::Array<float, i, j> wide({3, w});
+      nax::cuda::ArrayView<float, i, j> window(wide.data() + offset, {3, n}, {w, 1}, wide.device());
+      window.assign(part(dx) * 2.f + nax::cast<float>(part(dy)) - nax::cast<float>(part(dm)));
+      auto back = nax::cuda::to_host(wide);
+      for (nax::index_t r = 0; r < 3; ++r)
+        for (nax::index_t c = 0; c < w; ++c) {
+          const bool inside = c >= offset && c < offset + n;
+          CHECK(back(r, c) == (inside ? hf(r, c - offset) : 0.f));
+        }
+    }
 }
 
 TEST_CASE("cuda: math functions and comparisons in double and float") {

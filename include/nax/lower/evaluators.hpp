@@ -4,6 +4,8 @@
 //   get<Unit>(i)      the value at innermost index i of that row; Unit promises that every
 //                     leaf that moves along the innermost axis has stride 1 there;
 //   unit_inner()      whether Unit may be promised.
+//   get_lanes<L>(i)   L consecutive values of the row at once (lanes.hpp: vector loads on
+//                     the device).
 // DependsInner is known at compile time: a leaf that does not move along the innermost axis
 // reads one value per row, which keeps broadcasts on the vectorised path.
 //   can_fold(k, ek, en) / fold(k, ek, en)
@@ -20,6 +22,7 @@
 #include <tuple>
 
 #include "../core/config.hpp"
+#include "lanes.hpp"
 
 namespace nax::detail {
 
@@ -43,6 +46,8 @@ NAX_HOST_DEVICE void affine_fold(std::array<index_t, N>& s, bool moves_inner, st
 template <class T, std::size_t N, bool DependsInner>
 struct leaf_eval {
   using value_type = T;
+  static constexpr bool depends_inner = DependsInner;
+  static constexpr std::size_t rank = N;
   const T* data;
   index_t base;
   std::array<index_t, N> stride;
@@ -61,6 +66,11 @@ struct leaf_eval {
     if constexpr (!DependsInner) return data[row];
     else if constexpr (Unit) return data[row + i];
     else return data[row + i * stride[N - 1]];
+  }
+  template <int L>
+  NAX_HOST_DEVICE lanes<T, L> get_lanes(index_t i) const {
+    if constexpr (DependsInner) return load_lanes<L>(data + row + i);
+    else return broadcast_lanes<L>(data[row]);
   }
   bool unit_inner() const {
     if constexpr (DependsInner) return stride[N - 1] == 1;
@@ -85,6 +95,10 @@ struct scalar_eval {
   NAX_HOST_DEVICE T get(index_t) const {
     return value;
   }
+  template <int L>
+  NAX_HOST_DEVICE lanes<T, L> get_lanes(index_t) const {
+    return broadcast_lanes<L>(value);
+  }
   bool unit_inner() const { return true; }
   bool can_fold(std::size_t, index_t, index_t) const { return true; }
   void fold(std::size_t, index_t, index_t) {}
@@ -108,6 +122,10 @@ struct index_eval {
   NAX_HOST_DEVICE T get(index_t i) const {
     if constexpr (DependsInner) return static_cast<T>(row + i * coef[N - 1]);
     else return static_cast<T>(row);
+  }
+  template <int L>
+  NAX_HOST_DEVICE lanes<T, L> get_lanes(index_t i) const {
+    return lanes_by_element<L>(*this, i);
   }
   bool unit_inner() const { return true; }
   bool can_fold(std::size_t k, index_t ek, index_t en) const { return affine_can_fold(coef, DependsInner, k, ek, en); }
@@ -158,6 +176,10 @@ struct generate_eval {
       return f(seed.template get<Unit>(i), row);
     }
   }
+  template <int L>
+  NAX_HOST_DEVICE lanes<value_type, L> get_lanes(index_t i) const {
+    return lanes_by_element<L>(*this, i);
+  }
   // Unit also promises that the linear index moves by 1 along the innermost axis and fits
   // in 32 bits.
   bool unit_inner() const {
@@ -188,6 +210,11 @@ struct map_eval {
   template <bool Unit>
   NAX_HOST_DEVICE value_type get(index_t i) const {
     return std::apply([i](const auto&... c) { return F{}(c.template get<Unit>(i)...); }, children);
+  }
+  template <int L>
+  NAX_HOST_DEVICE lanes<value_type, L> get_lanes(index_t i) const {
+    return std::apply([i](const auto&... c) { return map_lanes<value_type, L>(F{}, c.template get_lanes<L>(i)...); },
+                      children);
   }
   bool unit_inner() const {
     return std::apply([](const auto&... c) { return (c.unit_inner() && ... && true); }, children);

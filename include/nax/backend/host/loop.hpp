@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "../../core/config.hpp"
+#include "../../lower/fold.hpp"
 #include "threads.hpp"
 
 namespace nax::detail::host {
@@ -156,23 +157,6 @@ bool gatherable(const Ev& ev, index_t columns) {
   Ev probe = ev;
   leaf_gatherer gatherer(probe, columns);
   return gatherer.any() && probe.unit_inner();
-}
-
-// Merges loop axes first..N-2 into the innermost one, from the nearest outwards, while ev
-// and the output's strides (out_strides, unless null) allow it (see can_fold in
-// lower/evaluators.hpp): an array with short trailing axes then runs long inner loops.
-template <class Ev, std::size_t N>
-void fold_inner_axes(Ev& ev, std::array<index_t, N>& extents, std::size_t first, std::array<index_t, N>* out_strides) {
-  if constexpr (N >= 2) {
-    for (std::size_t k = N - 1; k-- > first;) {
-      const index_t ek = extents[k], en = extents[N - 1];
-      if (!ev.can_fold(k, ek, en) || (out_strides && !affine_can_fold(*out_strides, true, k, ek, en))) return;
-      ev.fold(k, ek, en);
-      if (out_strides) affine_fold(*out_strides, true, k, ek, en);
-      extents[N - 1] = ek * en;
-      extents[k] = 1;
-    }
-  }
 }
 
 // The items of a pass: tiles of rows_per_item rows by `columns` columns of the innermost axis,
