@@ -4,7 +4,8 @@
 // Assigning an expression of device arrays to a nax::cuda::Array runs one fused kernel;
 // reductions fuse their producer; dot<k...> calls cuBLAS. Expressions mixing host and
 // device arrays do not compile. grad/value_and_grad, vmap and xmap/pmap of programs over
-// device arrays run on the device, their collectives included. The NCCL communicator is
+// device arrays run on the device, their collectives included; device_put of device arrays
+// makes a nax::cuda::GlobalArray (device shards). The NCCL communicator is
 // <nax/mesh/nccl_communicator.hpp>.
 // See docs/cuda.md.
 #pragma once
@@ -28,3 +29,4 @@
 #include "backend/cuda/join.hpp"
 #include "backend/cuda/space.hpp"
 #include "mesh/collective_cuda.hpp"
+#include "mesh/global_array_cuda.hpp"

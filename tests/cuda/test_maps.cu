@@ -1,7 +1,8 @@
 // vmap and xmap over device arrays against the same programs on the host: every
 // collective of a vectorised axis; xmap over a mesh of emulated host devices that all run on
 // the current GPU (their collectives stage device data through host memory); xmap over a mesh
-// of the CUDA devices (NCCL reads device memory in place). The seed's pmap training step
+// of the CUDA devices (NCCL reads device memory in place); GlobalArrays with device shards on
+// both kinds of mesh, read in place by xmap and gathered to the host. The seed's pmap training step
 // (value_and_grad, then pmean of the gradients) on device arrays is checked against the host
 // by examples/train_pmap.cpp --cuda (CTest example.train_pmap_cuda).
 #include "device_support.hpp"
@@ -65,4 +66,32 @@ TEST_CASE("maps on the device: xmap over the CUDA devices") {
   auto [h0, h1] = nax::xmap<nax::bind<i, data>>(f, hosts)(x);
   check_same(nax::cuda::to_host(d0), nax::eval(h0));
   check_same(nax::cuda::to_host(d1), nax::eval(h1));
+}
+
+TEST_CASE("maps on the device: device_put of device arrays makes device shards, read in place by xmap") {
+  if (no_device()) return;
+  const int n = nax::cuda::device_count();
+  auto x = random_array<float, i, j>({4 * n, random_extent()});
+  auto f = [](const auto& v) { return nax::psum<i>(v * 2.f); };
+  const auto want = nax::eval(nax::xmap<nax::bind<i, data>>(f, nax::Mesh<data>(nax::host::devices(2), {2}))(x));
+  auto dx = nax::cuda::to_device(x);
+  nax::Mesh<data> hosts(nax::host::devices(2), {2});
+  nax::Mesh<data> gpus(nax::cuda::devices(), {n});
+  for (const nax::Mesh<data>* mesh : {&hosts, &gpus}) {
+    const bool on_gpus = mesh == &gpus;
+    const std::string which = on_gpus ? "mesh over the CUDA devices" : "mesh of 2 host devices sharing the GPU";
+    INFO(which);
+    // An array (its view narrowed to each shard before any copy) and an expression.
+    auto placed = on_gpus ? nax::device_put<nax::shard<i, data>>(*mesh, dx)
+                          : nax::device_put<nax::shard<i, data>>(*mesh, dx + 0.f);
+    static_assert(std::is_same_v<decltype(placed), nax::cuda::GlobalArray<float, i, j>>);
+    for (int d = 0; d < mesh->device_count(); ++d) {
+      CHECK(placed.shard_of(d).extents()[0] == 4 * n / mesh->device_count());
+      CHECK(placed.shard_of(d).device() == (on_gpus ? d : nax::cuda::current_device()));
+    }
+    check_same(placed.gather(), x, 0.0);
+    auto result = nax::xmap<nax::bind<i, data>>(f, *mesh)(placed);
+    static_assert(std::is_same_v<decltype(result), nax::cuda::Array<float, j>>);
+    check_same(nax::cuda::to_host(result), want);
+  }
 }

@@ -23,11 +23,8 @@ NAX_AXIS(feature);
 
 // Whether every rank has a GPU of its own (collective).
 bool every_rank_has_a_gpu() {
-  const auto [rank, size] = nax::cuda::detail::node_rank_and_size();
-  (void)size;
-  int fits = rank < nax::cuda::device_count() ? 1 : 0, all = 0;
-  MPI_Allreduce(&fits, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  return all != 0;
+  const auto r = nax::cuda::detail::choose_rank_gpu(MPI_COMM_WORLD, "the test");
+  return nax::cuda::detail::all_ranks(MPI_COMM_WORLD, r.device >= 0 && !r.shared, "the test");
 }
 
 bool skipped() {
@@ -46,10 +43,9 @@ TEST_CASE("cuda mpi: a node with fewer GPUs than ranks is the same device_error 
     MESSAGE("every rank has a GPU: the error cannot be provoked here");
     return;
   }
-  const auto [rank, size] = nax::cuda::detail::node_rank_and_size();
-  (void)rank;
-  const std::string counts = std::to_string(size) + " MPI ranks, " + std::to_string(nax::cuda::device_count()) +
-                             " CUDA devices";
+  const auto r = nax::cuda::detail::choose_rank_gpu(MPI_COMM_WORLD, "the test");
+  const std::string counts = "this node: " + std::to_string(r.node_ranks) + " MPI ranks, " +
+                             std::to_string(nax::cuda::device_count()) + " CUDA devices visible to this rank";
   CHECK_THROWS_WITH_AS(nax::cuda::mpi_world(), doctest::Contains("NCCL needs a CUDA device of its own"),
                        nax::device_error);
   // Every rank got here (none hangs in NCCL), and the message names this node's counts.
@@ -76,9 +72,13 @@ TEST_CASE("cuda mpi: NCCL collectives over MPI ranks, device and host buffers, 1
     // all_reduce in device memory, in place
     nax::cuda::detail::device_buffer<float> d(4, nax::cuda::current_device());
     std::vector<float> host(4, float(r + 1));
-    NAX_CUDA_CHECK(cudaMemcpy(d.data(), host.data(), 4 * sizeof(float), cudaMemcpyHostToDevice));
+    // (on nax's stream, where the buffer was allocated)
+    const cudaStream_t s = nax::cuda::stream();
+    NAX_CUDA_CHECK(cudaMemcpyAsync(d.data(), host.data(), 4 * sizeof(float), cudaMemcpyHostToDevice, s));
+    NAX_CUDA_CHECK(cudaStreamSynchronize(s));
     comm.all_reduce(d.data(), 4);
-    NAX_CUDA_CHECK(cudaMemcpy(host.data(), d.data(), 4 * sizeof(float), cudaMemcpyDeviceToHost));
+    NAX_CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), 4 * sizeof(float), cudaMemcpyDeviceToHost, s));
+    NAX_CUDA_CHECK(cudaStreamSynchronize(s));
     for (float v : host) CHECK(v == float(n * (n + 1) / 2));
     // all_gather, reduce_scatter, all_to_all and a ring permute through host buffers (staged)
     std::vector<float> send(2, float(r)), recv(static_cast<std::size_t>(2 * n));
@@ -113,7 +113,7 @@ TEST_CASE("cuda mpi: NCCL collectives over MPI ranks, device and host buffers, 1
   }
 }
 
-TEST_CASE("cuda mpi: xmap over MPI ranks with NCCL gives every rank the whole result") {
+TEST_CASE("cuda mpi: xmap over MPI ranks with NCCL gives every rank the whole result, bool too") {
   if (skipped()) return;
   const auto gpus = nax::cuda::mpi_world();
   const int n = gpus.count();
@@ -125,4 +125,8 @@ TEST_CASE("cuda mpi: xmap over MPI ranks with NCCL gives every rank the whole re
   float want = 0;
   for (nax::index_t q = 0; q < x.size(); ++q) want += x.data()[q] * x.data()[q];
   CHECK(total.item() == doctest::Approx(want).epsilon(1e-5));
+  // A bool result that each rank holds a part of: combined as bytes (NCCL cannot add bools).
+  auto signs = nax::xmap<nax::bind<batch, data>>([](const auto& xs) { return xs > 0.f; }, mesh)(x);
+  REQUIRE(signs.extents() == x.extents());
+  for (nax::index_t q = 0; q < x.size(); ++q) CHECK(signs.data()[q] == (x.data()[q] > 0.f));
 }

@@ -1,10 +1,13 @@
 // GlobalArray<T, axes...>: a logically whole array stored as shards, one per device of a
 // mesh, with a sharding that says which named axis is split over which mesh axis
-// (shard<batch, data>). device_put(mesh, x, shard<...>...) makes one from a host array;
-// gather() brings the whole array back; xmap reads a GlobalArray whose sharding matches its
-// bindings shard by shard, without copying. Mesh layer.
+// (shard<batch, data>). device_put<shard<...>...>(mesh, x) makes one; gather() brings the
+// whole array back to the host; xmap reads a GlobalArray whose sharding matches its bindings
+// shard by shard, without copying. The shards live in x's memory space: host arrays, or,
+// when x reads nax::cuda arrays, nax::cuda::GlobalArray's device arrays, each on the GPU of
+// its mesh device (mesh/global_array_cuda.hpp supplies their shard_storage). Mesh layer.
 #pragma once
 #include <array>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -29,15 +32,58 @@ struct require_sharded_axis_present {
   static_assert(L::value, "nax: device_put shards an axis the array does not have");
   static constexpr bool value = true;
 };
+
+// The shard type of a GlobalArray made from expression E: an array of E's memory space.
+template <class E, class T, class Axes, class = void>
+struct shard_array {
+  using type = array_for_t<T, Axes>;
+};
+
+// Whether E is an array (of either memory space) read through a strided view.
+template <class E>
+inline constexpr bool has_strided_view = requires(const E& e) {
+  e.view.strides();
+  e.owner;
+};
+// e with its view narrowed to the block [begin, begin + count) of every axis, if it has one.
+template <class... As, class E>
+E view_narrowed_to(E e, const std::array<index_t, sizeof...(As)>& begin, const std::array<index_t, sizeof...(As)>& count) {
+  if constexpr (has_strided_view<E>) {
+    std::size_t k = 0;
+    ((e.view = host::narrow<As>(e.view, begin[k], count[k]), ++k), ...);
+  }
+  return e;
+}
+
+// How shards are made, filled and read back, by shard type: host arrays here.
+template <class Shard>
+struct shard_storage {
+  // Runs place(d) for every device d of this process, each with the device's memory current.
+  template <class MeshT, class Place>
+  static void for_each_local_device(const MeshT& mesh, const Place& place) {
+    for (int d : mesh.local_devices()) place(d);
+  }
+  template <class E>
+  static std::shared_ptr<Shard> make(const std::array<index_t, Shard::axes_type::size>& extents, const E& source) {
+    auto part = std::make_shared<Shard>(extents);
+    part->view().assign(source);
+    return part;
+  }
+  template <class View>
+  static void write_to_host(const View& out, const Shard& shard) {
+    host::context ctx;
+    host::assign_in_context(out, leaf_of(shard.view()), ctx);
+  }
+};
 }  // namespace detail
 
-template <class T, class... As>
-class GlobalArray {
+template <class Shard>
+class basic_global_array {
  public:
-  using value_type = T;
-  using axes_type = axes<As...>;
-  static constexpr std::size_t rank = sizeof...(As);
-  using shard_type = Array<T, As...>;
+  using shard_type = Shard;
+  using value_type = typename Shard::value_type;
+  using axes_type = typename Shard::axes_type;
+  static constexpr std::size_t rank = axes_type::size;
 
   const std::array<index_t, rank>& extents() const { return extents_; }
   // The mesh axis (index in the mesh's axes) axis j is split over, or -1, and that axis's size.
@@ -60,20 +106,19 @@ class GlobalArray {
   }
 
   // The whole array, on the host (every process gets it when the mesh spans several).
-  Array<T, As...> gather() const {
-    Array<T, As...> whole(extents_);
+  detail::array_for_t<value_type, axes_type> gather() const {
+    detail::array_for_t<value_type, axes_type> whole(extents_);
     run_all_([&](int device, detail::communicator& everyone) {
       bool writer = true;  // one copy of each shard: devices at coordinate 0 of unsplit mesh axes
       for (std::size_t m = 0; m < coordinates_[device].size(); ++m)
         if (!splits_mesh_axis(int(m)) && coordinates_[device][m] != 0) writer = false;
       auto view = whole.view();
-      if (writer) {
-        auto part = narrow_all(view, device);
-        detail::host::context ctx;
-        detail::host::assign_in_context(part, detail::leaf_of(shard_of(device).view()), ctx);
-      }
+      if (writer) detail::shard_storage<Shard>::write_to_host(narrow_all(view, device), shard_of(device));
       everyone.barrier();
-      if (!all_local_ && device == local_first_) everyone.all_reduce(whole.data(), whole.size());
+      // Other processes' shards: a sum of bytes with zeros, exact for every type (see
+      // host_space::combine_disjoint).
+      if (!all_local_ && device == local_first_)
+        everyone.all_reduce(reinterpret_cast<std::uint8_t*>(whole.data()), whole.size() * index_t{sizeof(value_type)});
     });
     return whole;
   }
@@ -87,26 +132,34 @@ class GlobalArray {
       if (s == m) return true;
     return false;
   }
-  ArrayView<T, As...> narrow_all(ArrayView<T, As...> view, int device) const {
-    std::size_t j = 0;
-    ((view = split_over_[j] >= 0 ? detail::host::narrow<As>(view, offset(device, j), extents_[j] / split_into_[j]) : view,
-      ++j),
-     ...);
-    return view;
+  template <class View>
+  View narrow_all(View view, int device) const {
+    return [&]<class... As>(axes<As...>) {
+      std::size_t j = 0;
+      ((view = split_over_[j] >= 0 ? detail::host::narrow<As>(view, offset(device, j), extents_[j] / split_into_[j])
+                                   : view,
+        ++j),
+       ...);
+      return view;
+    }(axes_type{});
   }
 
   std::array<index_t, rank> extents_{};
   std::array<int, rank> split_over_{};
   std::array<int, rank> split_into_{};
   std::vector<std::vector<int>> coordinates_;
-  std::vector<std::shared_ptr<shard_type>> shards_;
+  std::vector<std::shared_ptr<const shard_type>> shards_;
   bool all_local_ = true;
   int local_first_ = 0;
   std::function<void(const std::function<void(int, detail::communicator&)>&)> run_all_;
 };
 
+template <class T, class... As>
+using GlobalArray = basic_global_array<Array<T, As...>>;
+
 // Splits x over mesh by the shardings Ss... (shard<named_axis, mesh_axis>); an axis not named
-// is replicated. Each sharded extent must divide evenly by its mesh axis's size.
+// is replicated. Each sharded extent must divide evenly by its mesh axis's size. The shards
+// are arrays of x's memory space (device arrays when x reads nax::cuda arrays).
 template <class... Ss, class MeshT, class X>
 auto device_put(const MeshT& mesh, const X& x) {
   using E = detail::expr_t<const X&>;
@@ -115,7 +168,8 @@ auto device_put(const MeshT& mesh, const X& x) {
   static_assert((detail::require_axis_present<typename Ss::logical, detail::visible_t<E>>::value && ... && true));
   static_assert((detail::require_mesh_axis<typename Ss::mesh_axis, MeshAxes>::value && ... && true));
   return [&]<class... As>(axes<As...>) {
-    GlobalArray<T, As...> g;
+    using Shard = typename detail::shard_array<E, T, axes<As...>>::type;
+    basic_global_array<Shard> g;
     auto whole = detail::as_expr(x);
     g.extents_ = whole.extents();
     g.split_over_.fill(-1);
@@ -140,23 +194,22 @@ auto device_put(const MeshT& mesh, const X& x) {
     }
     g.all_local_ = mesh.local_devices().size() == static_cast<std::size_t>(mesh.device_count());
     g.local_first_ = mesh.local_devices().empty() ? 0 : mesh.local_devices().front();
-    for (int d : mesh.local_devices()) {
+    detail::shard_storage<Shard>::for_each_local_device(mesh, [&](int d) {
       std::array<index_t, sizeof...(As)> extents = g.extents_;
       for (std::size_t k = 0; k < extents.size(); ++k) extents[k] /= g.split_into_[k];
-      auto part = std::make_shared<Array<T, As...>>(extents);
-      // This device's block of x, by one fused pass.
-      auto source = whole;
-      auto narrowed = [&] {
-        auto e = detail::positional_relayout<detail::identity_kind, axes<As...>>(source);
-        for (std::size_t k = 0; k < extents.size(); ++k) {
-          e.offset[k] = g.offset(d, k);
-          e.extents_[k] = extents[k];
-        }
-        return e;
-      }();
-      part->view().assign(narrowed);
-      g.shards_[d] = part;
-    }
+      // This device's block of x, by one fused pass. An array's view is narrowed to the block
+      // first, so that a device shard copies only its block from another GPU.
+      constexpr bool narrow_view = detail::has_strided_view<decltype(whole)>;
+      std::array<index_t, sizeof...(As)> begin{};
+      for (std::size_t k = 0; k < extents.size(); ++k) begin[k] = g.offset(d, k);
+      auto narrowed =
+          detail::positional_relayout<detail::identity_kind, axes<As...>>(detail::view_narrowed_to<As...>(whole, begin, extents));
+      for (std::size_t k = 0; k < extents.size(); ++k) {
+        narrowed.offset[k] = narrow_view ? 0 : begin[k];
+        narrowed.extents_[k] = extents[k];
+      }
+      g.shards_[d] = detail::shard_storage<Shard>::make(extents, narrowed);
+    });
     g.run_all_ = [mesh](const std::function<void(int, detail::communicator&)>& body) {
       mesh.run([&](auto& device) {
         detail::communicator& everyone = [&]<class... Ns>(axes<Ns...>) -> detail::communicator& {

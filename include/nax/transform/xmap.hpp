@@ -84,7 +84,7 @@ auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& place
     // A strided leaf (an array of either memory space) is narrowed in its view, so what a
     // device reads is only its part (an argument on another GPU is copied part by part).
     using E = decltype(e);
-    constexpr bool narrow_view = requires(const E& x) { x.view.strides(); x.owner; };
+    constexpr bool narrow_view = has_strided_view<E>;
     if constexpr (narrow_view) {
       std::size_t j = 0;
       auto narrow = [&]<class B>(std::type_identity<B>) {
@@ -135,8 +135,8 @@ constexpr bool is_mesh_bound_v = !std::is_same_v<typename B::mesh_axis, local_ax
 
 template <class X>
 inline constexpr bool is_global_array_v = false;
-template <class T, class... As>
-inline constexpr bool is_global_array_v<GlobalArray<T, As...>> = true;
+template <class Shard>
+inline constexpr bool is_global_array_v<basic_global_array<Shard>> = true;
 
 // Arguments xmap maps: pytrees of arrays, or GlobalArrays (read shard by shard).
 template <class L, class Arg>
@@ -238,7 +238,7 @@ struct xmapped {
         // Devices of other processes wrote their shards into their own copies: sum them
         // (every element is written by exactly one device, the rest are zeros).
         tree_for_each_leaf(*results, [&](auto& leaf, auto) {
-          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::all_reduce(everyone, leaf);
+          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::combine_disjoint(everyone, leaf);
         });
       }
       everyone.barrier();

@@ -6,6 +6,7 @@
 // nax::cuda::Arrays. The rules are the host's: a cotangent is an expression, lowered to the
 // same kernels as any device expression.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <optional>
 
@@ -68,8 +69,9 @@ struct device_space {
     return nax::cuda::Array<T>(leaf);
   }
   template <class Communicator, class T, class... As>
-  static void all_reduce(Communicator& comm, nax::cuda::Array<T, As...>& a) {
-    all_reduce_device_buffer(comm, a.data(), a.size(), a.device());
+  static void combine_disjoint(Communicator& comm, nax::cuda::Array<T, As...>& a) {  // as the host's
+    all_reduce_device_buffer(comm, reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)},
+                             a.device());
   }
 };
 

@@ -7,6 +7,7 @@
 // forward and backward passes) and xmap (each device's program) name no backend: they ask
 // the space.
 #pragma once
+#include <cstdint>
 #include <memory>
 #include <type_traits>
 
@@ -64,10 +65,12 @@ struct host_space {
     v.data()[0] = leaf.view.data()[0];
     return v;
   }
-  // Combines a result across the members of comm (in place).
+  // Combines a result that each member wrote a part of (zeros elsewhere) into the whole, on
+  // every member (in place): a sum of bytes, exact for every type (bool and 16-bit integers
+  // too, which NCCL cannot add; -0.0 and NaN payloads kept).
   template <class Communicator, class T, class... As>
-  static void all_reduce(Communicator& comm, Array<T, As...>& a) {
-    comm.all_reduce(a.data(), a.size());
+  static void combine_disjoint(Communicator& comm, Array<T, As...>& a) {
+    comm.all_reduce(reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)});
   }
 };
 
