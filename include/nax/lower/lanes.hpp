@@ -127,7 +127,7 @@ NAX_HOST_DEVICE lanes<R, L> map_lanes(const F& f, const lanes<Ts, L>&... in) {
   return out;
 }
 
-// Whether memory at `address`, advancing by the given element strides, stays aligned to A
+// Whether data + base, and every step of the first `outer` strides from it, is aligned to A
 // bytes (A a power of two; unsigned arithmetic, so negative strides wrap correctly).
 template <std::size_t A, class T, std::size_t N>
 bool lanes_aligned(const T* data, index_t base, const std::array<index_t, N>& stride, std::size_t outer) {

@@ -7,7 +7,6 @@
 // its mesh device (mesh/global_array_cuda.hpp supplies their shard_storage). Mesh layer.
 #pragma once
 #include <array>
-#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -15,6 +14,7 @@
 
 #include "../backend/host/assign.hpp"
 #include "../backend/host/join.hpp"
+#include "../backend/host/space.hpp"
 #include "mesh.hpp"
 
 namespace nax {
@@ -115,10 +115,8 @@ class basic_global_array {
       auto view = whole.view();
       if (writer) detail::shard_storage<Shard>::write_to_host(narrow_all(view, device), shard_of(device));
       everyone.barrier();
-      // Other processes' shards: a sum of bytes with zeros, exact for every type (see
-      // host_space::combine_disjoint).
-      if (!all_local_ && device == local_first_)
-        everyone.all_reduce(reinterpret_cast<std::uint8_t*>(whole.data()), whole.size() * index_t{sizeof(value_type)});
+      // Other processes wrote their shards into their own copies (zeros elsewhere).
+      if (!all_local_ && device == local_first_) detail::host_space::combine_disjoint(everyone, whole);
     });
     return whole;
   }
