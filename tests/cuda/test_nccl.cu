@@ -1,11 +1,18 @@
 // NCCL communicators of a Mesh over the CUDA devices of this process: every collective over
 // device buffers and over host buffers (staged), against values computed by hand (xmap over a
-// GPU mesh: test_maps.cu). Uses every device there is (1 is enough).
+// GPU mesh: test_maps.cu). Uses every device there is (1 is enough). Then a device that fails:
+// with one GPU, before any collective (rethrown, the mesh still works); with two or more, while
+// the others wait for it inside NCCL (they cancel their part instead of hanging, run()
+// rethrows the original failure, and the mesh then refuses to run, saying why).
 #include "device_support.hpp"
 
 #include <nax/mesh/nccl_communicator.hpp>
 
+#include <chrono>
 #include <numeric>
+#include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -57,5 +64,44 @@ TEST_CASE("nccl: collectives of a mesh over the CUDA devices") {
       CHECK(exchanged[static_cast<std::size_t>(r)][static_cast<std::size_t>(j)] == 100 * j + r);
     }
     CHECK(shifted[static_cast<std::size_t>(r)][0] == (r + n - 1) % n);
+  }
+}
+
+TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop waiting") {
+  if (no_device()) return;
+  const int n = nax::cuda::device_count();
+  nax::Mesh<data> mesh(nax::cuda::devices(), {n});
+  auto fail_last = [&](bool others_wait) {
+    mesh.run([&](nax::device_context<data>& device) {
+      if (device.device() == n - 1) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the others are inside NCCL by now
+        throw std::runtime_error("device " + std::to_string(n - 1) + " gave up");
+      }
+      if (others_wait) {
+        std::vector<float> x(4, 1.f);
+        device.comm<data>().all_reduce(x);  // never completes: the last device does not join
+      }
+    });
+  };
+  CHECK_THROWS_WITH_AS(fail_last(false), ("device " + std::to_string(n - 1) + " gave up").c_str(), std::runtime_error);
+  // Nobody had to cancel anything: the mesh still works.
+  std::vector<std::vector<int>> values(static_cast<std::size_t>(n), std::vector<int>{1});
+  mesh.run([&](nax::device_context<data>& device) { device.comm<data>().all_reduce(values[static_cast<std::size_t>(device.device())]); });
+  for (auto const& v : values) CHECK(v[0] == n);
+  if (n < 2) {
+    MESSAGE("one CUDA device: the case of devices waiting inside NCCL for a failed one needs two");
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  CHECK_THROWS_WITH_AS(fail_last(true), ("device " + std::to_string(n - 1) + " gave up").c_str(), std::runtime_error);
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
+  try {
+    mesh.run([](nax::device_context<data>&) {});
+    FAIL("a mesh whose communicators were cancelled ran again");
+  } catch (nax::device_error const& e) {
+    const std::string text = e.what();
+    CHECK(text.find("NCCL communicators were cancelled") != std::string::npos);
+    CHECK(text.find("device " + std::to_string(n - 1) + " threw: device " + std::to_string(n - 1) + " gave up") !=
+          std::string::npos);
   }
 }

@@ -4,6 +4,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <exception>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -22,6 +23,23 @@ namespace nax::detail {
 struct peer_failure : device_error {
   using device_error::device_error;
 };
+
+// After a run: rethrows the first original failure (by device index), else the first
+// peer_failure; returns when every device finished normally.
+inline void rethrow_first_failure(std::vector<std::exception_ptr> const& failures) {
+  std::exception_ptr secondary;
+  for (auto const& failure : failures) {
+    if (!failure) continue;
+    try {
+      std::rethrow_exception(failure);
+    } catch (peer_failure const&) {
+      if (!secondary) secondary = failure;
+    } catch (...) {
+      throw;
+    }
+  }
+  if (secondary) std::rethrow_exception(secondary);
+}
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)

@@ -82,19 +82,7 @@ class host_runtime final : public mesh_runtime {
     for (auto& group : groups_) group->reset();
     abort_.reset();
     serial.unlock();
-    // The first original failure (by device index), else the first secondary one.
-    std::exception_ptr secondary;
-    for (auto const& failure : failures) {
-      if (!failure) continue;
-      try {
-        std::rethrow_exception(failure);
-      } catch (peer_failure const&) {
-        if (!secondary) secondary = failure;
-      } catch (...) {
-        throw;
-      }
-    }
-    if (secondary) std::rethrow_exception(secondary);
+    rethrow_first_failure(failures);
   }
 
  private:

@@ -245,8 +245,9 @@ class Mesh {
   // one persistent thread each; MPI: this rank's device, in the calling thread), and returns when
   // all have returned. If any throws, run() rethrows it (the lowest device's, preferring an
   // original failure to the "another device failed" errors it causes in devices that were
-  // waiting for it in a collective); host devices never stay blocked on a failed one. Not
-  // reentrant: calling run from inside f on the same mesh throws device_error.
+  // waiting for it in a collective); the devices of one process (host threads, or GPUs under
+  // NCCL) never stay blocked on a failed one. Not reentrant: calling run from inside f on the
+  // same mesh throws device_error.
   template <class F>
   void run(F&& f) const {
     static_assert(std::is_invocable_v<F&, context&>,

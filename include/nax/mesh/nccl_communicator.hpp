@@ -10,10 +10,15 @@
 // NCCL moving the data). Each call returns when this member's output is complete (the stream
 // is synchronised), as the interface requires. Every NCCL and CUDA status is checked and
 // raised as nax::device_error naming the call and NCCL's reason.
-// Limits: one process (several GPUs); NCCL has no 16-bit integer or bool arithmetic, so
-// all_reduce / reduce_scatter of int16, uint16 and bool raise argument_error (data movement
-// of those types works). A device that throws while others wait inside NCCL leaves them
-// waiting (NCCL has no abort from another thread here): keep failures before collectives.
+//
+// Failures end waits instead of hanging them. A member waits for its collective by polling
+// (polled_wait.hpp): an error NCCL reports asynchronously (a peer process gone, a network fault)
+// becomes device_error, and, in a one-process mesh, a device that throws raises the mesh's abort
+// flag, so that the devices waiting for it in NCCL cancel their part (ncclCommAbort) and raise
+// peer_failure; Mesh::run rethrows the original failure. A mesh whose communicators were
+// cancelled is unusable: its next run raises device_error saying why (build a new Mesh).
+// Limits: NCCL has no 16-bit integer or bool arithmetic, so all_reduce / reduce_scatter of
+// int16, uint16 and bool raise argument_error (data movement of those types works).
 #pragma once
 #include <nccl.h>
 
@@ -21,6 +26,7 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,17 +34,21 @@
 #include "../backend/cuda/buffer.hpp"
 #include "communicator.hpp"
 #include "devices.hpp"
+#include "host_barrier.hpp"
+#include "polled_wait.hpp"
 #include "runtime.hpp"
 #include "thread_pool.hpp"
 
 namespace nax::cuda::detail {
 
+inline std::string nccl_error_text(ncclResult_t status, const char* call) {
+  std::string text = std::string("nax: NCCL call ") + call + " failed: " + ncclGetErrorString(status);
+  if (const char* last = ncclGetLastError(nullptr); last && *last) text += std::string(" (") + last + ")";
+  return text;
+}
+
 inline void check_nccl(ncclResult_t status, const char* call) {
-  if (status != ncclSuccess) {
-    std::string text = std::string("nax: NCCL call ") + call + " failed: " + ncclGetErrorString(status);
-    if (const char* last = ncclGetLastError(nullptr); last && *last) text += std::string(" (") + last + ")";
-    throw device_error(text);
-  }
+  if (status != ncclSuccess) throw device_error(nccl_error_text(status, call));
 }
 
 }  // namespace nax::cuda::detail
@@ -109,9 +119,11 @@ class nccl_communicator final : public nax::detail::communicator {
  public:
   NAX_COMMUNICATOR_USING_WRAPPERS;
 
-  // Takes ownership of comm (destroyed with the communicator).
-  nccl_communicator(ncclComm_t comm, int device, std::string name)
-      : comm_(comm), device_(device), name_(std::move(name)) {
+  // Takes ownership of comm (destroyed with the communicator, or cancelled by abort()). `abort`:
+  // the flag the mesh raises when one of its devices fails (one process), or null.
+  nccl_communicator(ncclComm_t comm, int device, std::string name,
+                    nax::detail::host_abort_state const* abort = nullptr)
+      : comm_(comm), device_(device), name_(std::move(name)), abort_(abort) {
     NAX_NCCL_CHECK(ncclCommCount(comm_, &size_));
     NAX_NCCL_CHECK(ncclCommUserRank(comm_, &rank_));
     device_guard guard(device_);
@@ -128,36 +140,56 @@ class nccl_communicator final : public nax::detail::communicator {
   int rank() const override { return rank_; }
   int device() const { return device_; }
   ncclComm_t native() const { return comm_; }
+  bool aborted() const { return comm_ == nullptr; }
+  // Cancels this member's communicator (ncclCommAbort ends what still runs on the device) after
+  // `why`; later calls raise device_error. Safe to call more than once.
+  void abort(std::string const& why) noexcept {
+    if (!comm_) return;
+    int previous = -1;
+    const bool switched = cudaGetDevice(&previous) == cudaSuccess && previous != device_ &&
+                          cudaSetDevice(device_) == cudaSuccess;
+    (void)ncclCommAbort(comm_);
+    comm_ = nullptr;
+    if (switched) (void)cudaSetDevice(previous);
+    try {
+      aborted_because_ = why;
+    } catch (...) {
+    }
+  }
 
   void all_reduce(void* data, index_t count, dtype type, reduce_op op) override {
     const auto t = arithmetic_type(type, "all_reduce");
+    begin("all_reduce");
     device_guard guard(device_);
     device_staging buffer(data, bytes(count, type), true, device_, stream_);
     NAX_NCCL_CHECK(ncclAllReduce(buffer.get(), buffer.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
     buffer.copy_out();
-    finish();
+    finish("all_reduce");
   }
   void all_gather(const void* send, void* recv, index_t count, dtype type) override {
     check_count(count, "all_gather");
+    begin("all_gather");
     device_guard guard(device_);
     device_staging in(send, bytes(count, type), true, device_, stream_);
     device_staging out(recv, bytes(count, type) * static_cast<std::size_t>(size_), false, device_, stream_);
     NAX_NCCL_CHECK(ncclAllGather(in.get(), out.get(), bytes(count, type), ncclUint8, comm_, stream_));
     out.copy_out();
-    finish();
+    finish("all_gather");
   }
   void reduce_scatter(const void* send, void* recv, index_t count, dtype type, reduce_op op) override {
     const auto t = arithmetic_type(type, "reduce_scatter");
     check_count(count, "reduce_scatter");
+    begin("reduce_scatter");
     device_guard guard(device_);
     device_staging in(send, bytes(count, type) * static_cast<std::size_t>(size_), true, device_, stream_);
     device_staging out(recv, bytes(count, type), false, device_, stream_);
     NAX_NCCL_CHECK(ncclReduceScatter(in.get(), out.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
     out.copy_out();
-    finish();
+    finish("reduce_scatter");
   }
   void all_to_all(const void* send, void* recv, index_t count, dtype type) override {
     check_count(count, "all_to_all");
+    begin("all_to_all");
     device_guard guard(device_);
     const std::size_t block = bytes(count, type);
     device_staging in(send, block * static_cast<std::size_t>(size_), true, device_, stream_);
@@ -171,12 +203,13 @@ class nccl_communicator final : public nax::detail::communicator {
     }
     NAX_NCCL_CHECK(ncclGroupEnd());
     out.copy_out();
-    finish();
+    finish("all_to_all");
   }
   void permute(const void* send, void* recv, index_t count, dtype type,
                const nax::detail::permutation& pairs) override {
     check_count(count, "permute");
     nax::detail::validate_permutation(pairs, size_, "permute");
+    begin("permute");
     device_guard guard(device_);
     const std::size_t block = bytes(count, type);
     device_staging in(send, block, true, device_, stream_);
@@ -196,12 +229,13 @@ class nccl_communicator final : public nax::detail::communicator {
       }
     }
     out.copy_out();
-    finish();
+    finish("permute");
   }
   void barrier() override {
+    begin("barrier");
     device_guard guard(device_);
     NAX_NCCL_CHECK(ncclAllReduce(token_.data(), token_.data(), 1, ncclInt32, ncclSum, comm_, stream_));
-    finish();
+    finish("barrier");
   }
   bool reads_device_memory() const override { return true; }
   std::string describe() const override {
@@ -223,11 +257,42 @@ class nccl_communicator final : public nax::detail::communicator {
                            std::string(nax::detail::dtype_name(type)));
     return t;
   }
-  void finish() { NAX_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+  // Before enqueueing: a cancelled communicator, or a mesh whose abort flag is already up, never
+  // reaches NCCL (a peer that failed will not join).
+  void begin(const char* call) const {
+    if (!comm_)
+      throw device_error(describe() + ": " + call + ": this NCCL communicator was cancelled after " +
+                         aborted_because_ + "; build a new Mesh");
+    if (abort_ && abort_->aborted()) abort_->raise(call);
+  }
+  // Returns when this member's part is complete (the stream idle); see polled_wait.hpp.
+  void finish(const char* call) {
+    nax::detail::wait_polling(
+        [&] {
+          const cudaError_t status = cudaStreamQuery(stream_);
+          if (status == cudaSuccess) return nax::detail::poll_result::done;
+          if (status != cudaErrorNotReady) {
+            (void)cudaGetLastError();
+            abort(std::string("a CUDA error in ") + call);
+            throw_cuda_error(status, "cudaStreamQuery (waiting for an NCCL collective)");
+          }
+          ncclResult_t state = ncclSuccess;
+          if (const ncclResult_t queried = ncclCommGetAsyncError(comm_, &state); queried != ncclSuccess) state = queried;
+          if (state != ncclSuccess && state != ncclInProgress) {
+            std::string text = nccl_error_text(state, "ncclCommGetAsyncError") + ", in " + call + " of " + describe();
+            abort(text);
+            throw device_error(text);
+          }
+          return nax::detail::poll_result::pending;
+        },
+        abort_, [&] { abort(std::string("another device of the mesh failed during ") + call); }, call);
+  }
 
   ncclComm_t comm_ = nullptr;
   int device_ = 0;
   std::string name_;
+  nax::detail::host_abort_state const* abort_ = nullptr;
+  std::string aborted_because_;
   int size_ = 0, rank_ = 0;
   cudaStream_t stream_ = nullptr;
   device_buffer<int> token_;
@@ -260,7 +325,7 @@ class nccl_runtime final : public nax::detail::mesh_runtime {
       for (int d = 0; d < n; ++d)
         members.push_back(std::make_unique<nccl_communicator>(split[static_cast<std::size_t>(d)],
                                                               ids_[static_cast<std::size_t>(d)],
-                                                              "over " + geometry.group_text(d, axes)));
+                                                              "over " + geometry.group_text(d, axes), &abort_));
     }
     if (geometry.rank() == 0) {  // a mesh of no axes: the world communicators are unused
       for (auto comm : world) (void)ncclCommDestroy(comm);
@@ -273,21 +338,53 @@ class nccl_runtime final : public nax::detail::mesh_runtime {
   bool is_local(int device) const override { return device >= 0 && device < static_cast<int>(ids_.size()); }
   std::vector<int> const& local_devices() const override { return local_; }
 
+  // A device that throws raises the abort flag, so that the others stop waiting for it inside
+  // NCCL (nccl_communicator::finish); run then rethrows the original failure. If any of them had
+  // to cancel a communicator, every communicator of the mesh is cancelled (their peers' halves
+  // are gone) and later runs raise device_error.
   void run(std::function<void(int device)> const& body) override {
+    if (pool_.is_worker_thread())
+      throw device_error("Mesh::run: called from inside a device of the same mesh (nested run "
+                         "would wait for itself)");
+    std::lock_guard serial(run_mutex_);
+    if (!cancelled_because_.empty())
+      throw device_error("Mesh over CUDA devices: its NCCL communicators were cancelled in an earlier run, when " +
+                         cancelled_because_ + "; build a new Mesh");
     auto failures = pool_.run([&](int d) {
       device_guard guard(ids_[static_cast<std::size_t>(d)]);
-      body(d);
+      try {
+        body(d);
+      } catch (std::exception const& error) {
+        abort_.abort("device " + std::to_string(d) + " threw: " + error.what());
+        throw;
+      } catch (...) {
+        abort_.abort("device " + std::to_string(d) + " threw an exception");
+        throw;
+      }
     });
-    for (auto& failure : failures)
-      if (failure) std::rethrow_exception(failure);
+    if (abort_.aborted()) {
+      bool cancelled = false;
+      for (auto const& members : comms_)
+        for (auto const& member : members) cancelled = cancelled || member->aborted();
+      if (cancelled) {
+        cancelled_because_ = abort_.reason();
+        for (auto& members : comms_)
+          for (auto& member : members) member->abort(cancelled_because_);
+      }
+      abort_.reset();
+    }
+    nax::detail::rethrow_first_failure(failures);
   }
 
  private:
   std::vector<int> ids_;
   nax::detail::mesh_geometry geometry_;
+  nax::detail::host_abort_state abort_;  // before the communicators: they hold its address
   nax::detail::device_thread_pool pool_;
   std::vector<int> local_;
   std::vector<std::vector<std::unique_ptr<nccl_communicator>>> comms_;
+  std::mutex run_mutex_;
+  std::string cancelled_because_;  // empty while the communicators are usable
 };
 
 class cuda_platform final : public nax::detail::device_platform {
