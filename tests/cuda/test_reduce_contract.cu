@@ -71,6 +71,35 @@ TEST_CASE("cuda: integer and bool reductions are exact; item() of a device expre
   CHECK(nax::cuda::item(nax::min(dx)) == nax::min(x).item());
 }
 
+TEST_CASE("cuda: reductions read 16-byte lanes where aligned and agree with the host either way") {
+  if (no_device()) return;
+  // Rows starting 0, 1, 2 or 4 elements into buffers whose row stride is a multiple of 16
+  // bytes, so that lanes are taken at offsets 0 and 4 for float and int and at 0 for bool, and
+  // element-by-element reads elsewhere; rows with and without a tail after the last lane
+  // group; enough rows that the full reduction and the kept-innermost one are split into
+  // chunks that begin and end mid-row.
+  for (nax::index_t offset : {0, 1, 2, 4})
+    for (nax::index_t n : {3, 64, 67, 1029}) {
+      INFO("offset " << offset << ", row " << n);
+      const nax::index_t w = (n + 4 + 15) / 16 * 16, r = 300;
+      auto x = random_array<float, i, j>({r, w});
+      auto xi = random_array<int, i, j>({r, w});
+      auto m = random_array<bool, i, j>({r, w});
+      auto dx = nax::cuda::to_device(x);
+      auto dxi = nax::cuda::to_device(xi);
+      auto dm = nax::cuda::to_device(m);
+      auto part = [&](const auto& a) { return nax::slice<j>(a, offset, offset + n); };
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<j>(part(dx)))), nax::eval(nax::sum<j>(part(x))), 1e-4);
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<i>(part(dx)))), nax::eval(nax::sum<i>(part(x))), 1e-4);
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::max<i>(part(dx)))), nax::eval(nax::max<i>(part(x))), 0.0);
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum(part(dx) * 2.f))), nax::eval(nax::sum(part(x) * 2.f)), 1e-3);
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<j>(part(dxi)))), nax::eval(nax::sum<j>(part(xi))));
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<i>(part(dxi)))), nax::eval(nax::sum<i>(part(xi))));
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<j>(part(dm)))), nax::eval(nax::sum<j>(part(m))));
+      check_same(nax::cuda::to_host(nax::cuda::eval(nax::sum<i>(part(dm)))), nax::eval(nax::sum<i>(part(m))));
+    }
+}
+
 TEST_CASE("cuda: a reduction used twice in one expression is computed once") {
   if (no_device()) return;
   auto x = random_array<float, i, j>({33, 17});

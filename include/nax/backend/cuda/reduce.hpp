@@ -8,6 +8,11 @@
 //  - kept innermost axis: one thread per output, adjacent threads read adjacent elements
 //    (coalesced), each folds the reduced axes in order; with few outputs the reduced rows are
 //    split over several blocks per output, then a second pass.
+// Where every contiguous leaf is aligned (lanes_fit, as in elementwise.hpp), both read Lanes
+// consecutive elements per load (16-byte vector loads): along the row in the first kernel
+// (each thread folds its lanes into its accumulator), across Lanes neighbouring outputs in the
+// second (a thread then keeps Lanes accumulators). Four times the bytes in flight per thread is
+// what a reduction needs to approach the memory's bandwidth.
 // argmax/argmin: one thread per output scans the reduced axis in order (the first index of
 // the best value; NaN counts as the best, as on the host and in JAX).
 #pragma once
@@ -16,11 +21,16 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "../../lower/lanes.hpp"
 #include "assign.hpp"
 
 namespace nax::cuda::detail {
 
 inline constexpr int reduce_block = 256;
+
+// Lanes per vector load of the values Ev produces (1: no lanes).
+template <class Ev>
+inline constexpr int reduce_lanes = nax::detail::lanes_for<typename Ev::value_type>;
 
 template <class T>
 __device__ T shuffle_down(T v, int offset) {
@@ -59,10 +69,12 @@ __device__ void decode(index_t r, const std::array<index_t, N>& extents, std::si
 // Loop = [kept (P axes)..., reduced..., innermost reduced]. Output g's reduced elements
 // (rows x n, row-major) are split into gridDim.y contiguous chunks; block (g, s) folds chunk s
 // into out[g * gridDim.y + s] (with one chunk: out[g] is the result).
+// vectorised: the host checked lanes_fit<Lanes>(ev) (Unit only).
 template <class Op, class T, bool Unit, std::size_t N, class Ev>
 __global__ void __launch_bounds__(reduce_block)
     reduce_inner_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
-                        index_t rows) {
+                        index_t rows, bool vectorised) {
+  constexpr int Lanes = Unit ? reduce_lanes<Ev> : 1;
   const index_t n = extents[N - 1];
   const index_t total = rows * n;
   const index_t chunks = gridDim.y, s = blockIdx.y;
@@ -79,7 +91,22 @@ __global__ void __launch_bounds__(reduce_block)
         decode(m, extents, P, N - 1 - P, idx);
         Ev local = ev;
         local.set_row(idx);
-        for (index_t i = i0 + threadIdx.x; i < i1; i += blockDim.x)
+        index_t tail = i0;  // [i0, tail) is done
+        if constexpr (Lanes > 1)
+          if (vectorised) {
+            // [i0, a) element by element, [a, b) in whole lanes (a and b multiples of Lanes).
+            const index_t a = (i0 + Lanes - 1) / Lanes * Lanes, b = i1 / Lanes * Lanes;
+            if (a < b) {
+              for (index_t i = i0 + threadIdx.x; i < a; i += blockDim.x)
+                acc = Op::combine(acc, static_cast<T>(local.template get<true>(i)));
+              for (index_t g = a / Lanes + threadIdx.x; g < b / Lanes; g += blockDim.x) {
+                const auto values = local.template get_lanes<Lanes>(g * Lanes);
+                for (int j = 0; j < Lanes; ++j) acc = Op::combine(acc, static_cast<T>(values.v[j]));
+              }
+              tail = b;
+            }
+          }
+        for (index_t i = tail + threadIdx.x; i < i1; i += blockDim.x)
           acc = Op::combine(acc, static_cast<T>(local.template get<Unit>(i)));
       }
     }
@@ -103,18 +130,45 @@ __global__ void __launch_bounds__(reduce_block)
 // Loop = [kept (P axes)..., reduced..., innermost kept]; the outputs are groups x n, row-major.
 // The reduced rows are split into gridDim.z chunks: block (., ., z) folds chunk z of output o
 // into out[o * gridDim.z + z] (with one chunk: out[o] is the result).
+// vectorised: the host checked lanes_fit<Lanes>(ev) (Unit only); thread t then folds outputs
+// Lanes * t .. Lanes * t + Lanes - 1 with one vector load per row, and the last n % Lanes
+// outputs one by one.
 template <class Op, class T, bool Unit, std::size_t N, class Ev>
 __global__ void __launch_bounds__(reduce_block)
     reduce_outer_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
-                        index_t rows) {
+                        index_t rows, bool vectorised) {
+  constexpr int Lanes = Unit ? reduce_lanes<Ev> : 1;
   const index_t n = extents[N - 1];
   const index_t chunks = gridDim.z, z = blockIdx.z;
   const index_t lo = (rows / chunks) * z + (z < rows % chunks ? z : rows % chunks);
   const index_t hi = lo + rows / chunks + (z < rows % chunks ? 1 : 0);
+  const index_t first = blockIdx.x * index_t{blockDim.x} + threadIdx.x, step = index_t{blockDim.x} * gridDim.x;
   index_t idx[N] = {};
   for (index_t g = blockIdx.y; g < groups; g += gridDim.y) {
     decode(g, extents, 0, P, idx);
-    for (index_t i = blockIdx.x * index_t{blockDim.x} + threadIdx.x; i < n; i += index_t{blockDim.x} * gridDim.x) {
+    index_t done = 0;  // outputs [0, done) of this group are written
+    if constexpr (Lanes > 1)
+      if (vectorised) {
+        const index_t whole = n / Lanes;
+        for (index_t w = first; w < whole; w += step) {
+          T acc[Lanes];
+          for (int j = 0; j < Lanes; ++j) acc[j] = Op::template identity<T>();
+          decode(lo, extents, P, N - 1 - P, idx);
+          for (index_t m = lo; m < hi; ++m) {
+            Ev local = ev;
+            local.set_row(idx);
+            const auto values = local.template get_lanes<Lanes>(w * Lanes);
+            for (int j = 0; j < Lanes; ++j) acc[j] = Op::combine(acc[j], static_cast<T>(values.v[j]));
+            for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
+              if (++idx[k] < extents[k]) break;
+              idx[k] = 0;
+            }
+          }
+          for (int j = 0; j < Lanes; ++j) out[(g * n + w * Lanes + j) * chunks + z] = acc[j];
+        }
+        done = whole * Lanes;
+      }
+    for (index_t i = done + first; i < n; i += step) {
       T acc = Op::template identity<T>();
       decode(lo, extents, P, N - 1 - P, idx);
       for (index_t m = lo; m < hi; ++m) {
@@ -160,6 +214,10 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
     const index_t outputs = inner_reduced ? groups : groups * n;
     if (outputs == 0) return result();
     const bool unit = ev.unit_inner();
+    constexpr int lanes = reduce_lanes<decltype(ev)>;
+    bool vectorised = false;
+    if constexpr (lanes > 1) vectorised = unit && n >= lanes && nax::detail::lanes_fit<lanes>(ev);
+    const index_t lane_groups = vectorised ? lanes : 1;  // outputs one thread folds (kept innermost axis)
     if constexpr (inner_reduced) {
       // Few outputs with much to fold each: several blocks per output, then a second pass.
       const index_t target = index_t{state(ctx.device).multiprocessors} * 8;
@@ -176,9 +234,11 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
         target_buffer = partial.data();
       }
       if (unit)
-        reduce_inner_kernel<Op, T, true, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+        reduce_inner_kernel<Op, T, true, N>
+            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
       else
-        reduce_inner_kernel<Op, T, false, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+        reduce_inner_kernel<Op, T, false, N>
+            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, false);
       check_launch("reduce_inner_kernel<<<...>>>");
       if (chunks > 1) {
         combine_partials_kernel<Op, T><<<grid.x, reduce_block, 0, ctx.stream>>>(partial.data(), out->data(), groups, chunks);
@@ -188,8 +248,9 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
       // Few outputs with many rows each: split the rows over grid z, then a second pass.
       const index_t threads = index_t{state(ctx.device).multiprocessors} * 2048;
       index_t chunks = 1;
-      if (outputs < threads) chunks = std::max<index_t>(1, std::min<index_t>({threads / outputs, rows / 16, 65535}));
-      dim3 grid = elementwise_grid(groups, n, ctx.device);
+      const index_t folding = (outputs + lane_groups - 1) / lane_groups;  // threads with outputs to fold
+      if (folding < threads) chunks = std::max<index_t>(1, std::min<index_t>({threads / folding, rows / 16, 65535}));
+      dim3 grid = elementwise_grid(groups, (n + lane_groups - 1) / lane_groups, ctx.device);
       grid.z = static_cast<unsigned>(chunks);
       device_buffer<T> partial;
       T* target_buffer = out->data();
@@ -198,9 +259,11 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
         target_buffer = partial.data();
       }
       if (unit)
-        reduce_outer_kernel<Op, T, true, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+        reduce_outer_kernel<Op, T, true, N>
+            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
       else
-        reduce_outer_kernel<Op, T, false, N><<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows);
+        reduce_outer_kernel<Op, T, false, N>
+            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, false);
       check_launch("reduce_outer_kernel<<<...>>>");
       if (chunks > 1) {
         const unsigned blocks = static_cast<unsigned>(std::min<index_t>(outputs, index_t{1} << 30));
