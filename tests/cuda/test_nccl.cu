@@ -8,6 +8,7 @@
 
 #include <nax/mesh/nccl_communicator.hpp>
 
+#include <atomic>
 #include <chrono>
 #include <numeric>
 #include <stdexcept>
@@ -72,13 +73,17 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   const int n = nax::cuda::device_count();
   nax::Mesh<data> mesh(nax::cuda::devices(), {n});
   auto fail_last = [&](bool others_wait) {
+    std::atomic<int> entering{0};
     mesh.run([&](nax::device_context<data>& device) {
       if (device.device() == n - 1) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the others are inside NCCL by now
+        // Once the others are entering the collective (given 200 ms, they are inside NCCL).
+        while (others_wait && entering.load() < n - 1) std::this_thread::yield();
+        std::this_thread::sleep_for(std::chrono::milliseconds(200));
         throw std::runtime_error("device " + std::to_string(n - 1) + " gave up");
       }
       if (others_wait) {
-        std::vector<float> x(4, 1.f);
+        std::vector<float> x(4, 1.f);  // host memory: staged, copied back after the wait
+        ++entering;
         device.comm<data>().all_reduce(x);  // never completes: the last device does not join
       }
     });

@@ -70,6 +70,19 @@ class host_abort_state {
   [[noreturn]] void raise(std::string_view call) const {
     throw peer_failure(std::string(call) + ": another device failed: " + reason());
   }
+  // Runs device's body; if it throws, raises the flag ("device 2 threw: ...") and rethrows.
+  template <class Body>
+  void run_device(int device, Body&& body) {
+    try {
+      body();
+    } catch (std::exception const& error) {
+      abort("device " + std::to_string(device) + " threw: " + error.what());
+      throw;
+    } catch (...) {
+      abort("device " + std::to_string(device) + " threw an exception");
+      throw;
+    }
+  }
 
  private:
   mutable std::mutex mutex_;

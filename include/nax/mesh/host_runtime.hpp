@@ -69,15 +69,7 @@ class host_runtime final : public mesh_runtime {
             group->depart();
         }
       } leave{this, device};
-      try {
-        body(device);
-      } catch (std::exception const& error) {
-        abort_.abort("device " + std::to_string(device) + " threw: " + error.what());
-        throw;
-      } catch (...) {
-        abort_.abort("device " + std::to_string(device) + " threw an exception");
-        throw;
-      }
+      abort_.run_device(device, [&] { body(device); });
     });
     for (auto& group : groups_) group->reset();
     abort_.reset();

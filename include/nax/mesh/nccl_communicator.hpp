@@ -17,6 +17,8 @@
 // flag, so that the devices waiting for it in NCCL cancel their part (ncclCommAbort) and raise
 // peer_failure; Mesh::run rethrows the original failure. A mesh whose communicators were
 // cancelled is unusable: its next run raises device_error saying why (build a new Mesh).
+// Not covered: a peer that fails before NCCL's lazy connection setup inside the first
+// collective of a kind leaves the caller blocked in that NCCL call (docs/cuda.md).
 // Limits: NCCL has no 16-bit integer or bool arithmetic, so all_reduce / reduce_scatter of
 // int16, uint16 and bool raise argument_error (data movement of those types works).
 #pragma once
@@ -163,8 +165,7 @@ class nccl_communicator final : public nax::detail::communicator {
     device_guard guard(device_);
     device_staging buffer(data, bytes(count, type), true, device_, stream_);
     NAX_NCCL_CHECK(ncclAllReduce(buffer.get(), buffer.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
-    buffer.copy_out();
-    finish("all_reduce");
+    finish("all_reduce", buffer);
   }
   void all_gather(const void* send, void* recv, index_t count, dtype type) override {
     check_count(count, "all_gather");
@@ -173,8 +174,7 @@ class nccl_communicator final : public nax::detail::communicator {
     device_staging in(send, bytes(count, type), true, device_, stream_);
     device_staging out(recv, bytes(count, type) * static_cast<std::size_t>(size_), false, device_, stream_);
     NAX_NCCL_CHECK(ncclAllGather(in.get(), out.get(), bytes(count, type), ncclUint8, comm_, stream_));
-    out.copy_out();
-    finish("all_gather");
+    finish("all_gather", out);
   }
   void reduce_scatter(const void* send, void* recv, index_t count, dtype type, reduce_op op) override {
     const auto t = arithmetic_type(type, "reduce_scatter");
@@ -184,8 +184,7 @@ class nccl_communicator final : public nax::detail::communicator {
     device_staging in(send, bytes(count, type) * static_cast<std::size_t>(size_), true, device_, stream_);
     device_staging out(recv, bytes(count, type), false, device_, stream_);
     NAX_NCCL_CHECK(ncclReduceScatter(in.get(), out.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
-    out.copy_out();
-    finish("reduce_scatter");
+    finish("reduce_scatter", out);
   }
   void all_to_all(const void* send, void* recv, index_t count, dtype type) override {
     check_count(count, "all_to_all");
@@ -202,8 +201,7 @@ class nccl_communicator final : public nax::detail::communicator {
       NAX_NCCL_CHECK(ncclRecv(r + block * static_cast<std::size_t>(peer), block, ncclUint8, peer, comm_, stream_));
     }
     NAX_NCCL_CHECK(ncclGroupEnd());
-    out.copy_out();
-    finish("all_to_all");
+    finish("all_to_all", out);
   }
   void permute(const void* send, void* recv, index_t count, dtype type,
                const nax::detail::permutation& pairs) override {
@@ -228,8 +226,7 @@ class nccl_communicator final : public nax::detail::communicator {
         NAX_NCCL_CHECK(ncclGroupEnd());
       }
     }
-    out.copy_out();
-    finish("permute");
+    finish("permute", out);
   }
   void barrier() override {
     begin("barrier");
@@ -265,7 +262,16 @@ class nccl_communicator final : public nax::detail::communicator {
                          aborted_because_ + "; build a new Mesh");
     if (abort_ && abort_->aborted()) abort_->raise(call);
   }
-  // Returns when this member's part is complete (the stream idle); see polled_wait.hpp.
+  // Returns when this member's part is complete and `output`'s host copy (if staged) has been
+  // written. The collective is waited for first, by polling (polled_wait.hpp): the copy back
+  // from device memory into pageable host memory blocks the calling thread until it is done,
+  // so enqueued behind a collective whose peer never joins it would hang here for good, and
+  // into pinned memory it would still write after a cancellation.
+  void finish(const char* call, const device_staging& output) {
+    finish(call);
+    output.copy_out();
+    NAX_CUDA_CHECK(cudaStreamSynchronize(stream_));
+  }
   void finish(const char* call) {
     nax::detail::wait_polling(
         [&] {
@@ -351,16 +357,10 @@ class nccl_runtime final : public nax::detail::mesh_runtime {
       throw device_error("Mesh over CUDA devices: its NCCL communicators were cancelled in an earlier run, when " +
                          cancelled_because_ + "; build a new Mesh");
     auto failures = pool_.run([&](int d) {
-      device_guard guard(ids_[static_cast<std::size_t>(d)]);
-      try {
+      abort_.run_device(d, [&] {
+        device_guard guard(ids_[static_cast<std::size_t>(d)]);
         body(d);
-      } catch (std::exception const& error) {
-        abort_.abort("device " + std::to_string(d) + " threw: " + error.what());
-        throw;
-      } catch (...) {
-        abort_.abort("device " + std::to_string(d) + " threw an exception");
-        throw;
-      }
+      });
     });
     if (abort_.aborted()) {
       bool cancelled = false;
