@@ -30,9 +30,15 @@ endif()
 # Deterministic diagnostics: ASCII quotes, no colours.
 set(ENV{LC_ALL} C)
 set(ENV{GCC_COLORS} "")
-execute_process(COMMAND ${NAX_CF_COMMAND} "${SNIPPET}"
+# NAX_CF_COMPILE_FLAGS (optional, from the command file): added for expect-compile snippets
+# only, e.g. nvcc's -Werror all-warnings, so that a control also proves it compiles cleanly.
+set(_command ${NAX_CF_COMMAND})
+if(_mode STREQUAL "compile" AND DEFINED NAX_CF_COMPILE_FLAGS)
+  list(APPEND _command ${NAX_CF_COMPILE_FLAGS})
+endif()
+execute_process(COMMAND ${_command} "${SNIPPET}"
                 RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out)
-string(JOIN " " _cmdline ${NAX_CF_COMMAND} "${SNIPPET}")
+string(JOIN " " _cmdline ${_command} "${SNIPPET}")
 
 # On failure: the command and the raw compiler output (message() without a mode keeps it
 # unwrapped), then the reason.

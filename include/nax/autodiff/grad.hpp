@@ -41,7 +41,7 @@ template <std::size_t... Argnums>
 struct require_unique_argnums {
   static constexpr bool unique() {
     std::size_t a[] = {Argnums...};
-    for (std::size_t i = 0; i < sizeof...(Argnums); ++i)
+    for (std::size_t i = 0; i != sizeof...(Argnums); ++i)
       for (std::size_t j = i + 1; j < sizeof...(Argnums); ++j)
         if (a[i] == a[j]) return false;
     return true;

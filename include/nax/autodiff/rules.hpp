@@ -187,7 +187,7 @@ bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
       std::size_t k = j;
       if constexpr (std::is_same_v<Kind, identity_kind>) k = index_of_v<X, Out>;
       if (r.offset[j] != 0) ok = false;
-      for (std::size_t q = 0; q < Out::size; ++q)
+      for (std::size_t q = 0; q != Out::size; ++q)
         if (r.coef[j][q] != (q == k ? 1 : 0)) ok = false;
       if (r.extents()[k] != r.child.extents()[j]) ok = false;
       ++j;
@@ -257,7 +257,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   using Extra = difference_t<CtAxes, Out>;  // the output's mapped axes
   using ZAxes = concat_t<CA, Extra>;
   std::array<index_t, ZAxes::size> zext{};
-  for (std::size_t j = 0; j < CA::size; ++j) zext[j] = r.child.extents()[j];
+  for (std::size_t j = 0; j != CA::size; ++j) zext[j] = r.child.extents()[j];
   [&]<class... Xs>(axes<Xs...>) {
     std::size_t k = CA::size;
     ((zext[k++] = extent_of<Xs>(ct)), ...);
@@ -266,7 +266,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   auto z = std::make_shared<typename Space::template array<T, ZAxes>>(zext);
   const auto zs = z->strides();
   index_t base = 0;
-  for (std::size_t j = 0; j < CA::size; ++j) base += zs[j] * r.offset[j];
+  for (std::size_t j = 0; j != CA::size; ++j) base += zs[j] * r.offset[j];
   std::array<index_t, CtAxes::size> vext{}, vstr{};
   [&]<class... Vs>(axes<Vs...>) {
     std::size_t q = 0;
@@ -277,7 +277,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
       } else {
         constexpr std::size_t k = index_of_v<V, Out>;
         index_t s = 0;
-        for (std::size_t j = 0; j < CA::size; ++j) s += zs[j] * r.coef[j][k];
+        for (std::size_t j = 0; j != CA::size; ++j) s += zs[j] * r.coef[j][k];
         vstr[q] = s;
       }
       ++q;

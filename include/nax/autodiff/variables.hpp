@@ -27,7 +27,7 @@ struct variable {
 
   index_t span() const {
     index_t n = 1;
-    for (std::size_t k = 0; k < VarAxes::size; ++k) {
+    for (std::size_t k = 0; k != VarAxes::size; ++k) {
       if (extents[k] == 0) return 0;
       n += (extents[k] - 1) * strides[k];
     }
@@ -66,7 +66,7 @@ auto make_variable(const ArrayView<const T, As...>& a, const Out& out) {
   v.extents = a.extents();
   v.strides = a.strides();
   std::array<index_t, sizeof...(As) + Extra::size> ext{};
-  for (std::size_t k = 0; k < sizeof...(As); ++k) ext[k] = v.extents[k];
+  for (std::size_t k = 0; k != sizeof...(As); ++k) ext[k] = v.extents[k];
   [&]<class... Xs>(axes<Xs...>) {
     std::size_t k = sizeof...(As);
     ((ext[k++] = extent_of<Xs>(out)), ...);
@@ -147,7 +147,7 @@ bool is_use_of(const V& v, const L& l) {
     if (l.view.data() == v.data && l.view.extents() == v.extents && l.view.strides() == v.strides) return true;
   }
   index_t n = 1;
-  for (std::size_t k = 0; k < L::axes_type::size; ++k) {
+  for (std::size_t k = 0; k != L::axes_type::size; ++k) {
     if (l.view.extents()[k] == 0) return false;
     n += (l.view.extents()[k] - 1) * (l.view.strides()[k] < 0 ? -l.view.strides()[k] : l.view.strides()[k]);
   }

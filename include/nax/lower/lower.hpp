@@ -57,10 +57,10 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
     ev.stride = {};
     index_t lo = 0, hi = 0;
     bool empty = false;
-    for (std::size_t j = 0; j < NA::size; ++j) {
+    for (std::size_t j = 0; j != NA::size; ++j) {
       index_t s = node.view.strides()[j];
       ev.base += s * p.offset[j];
-      for (std::size_t k = 0; k < N; ++k) ev.stride[k] += s * p.coef[j][k];
+      for (std::size_t k = 0; k != N; ++k) ev.stride[k] += s * p.coef[j][k];
       index_t e = node.view.extents()[j];
       if (e == 0) empty = true;
       else (s < 0 ? lo : hi) += s * (e - 1);
@@ -99,7 +99,7 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
       ((ev.base += strides[g] * p.offset[index_of_v<Gs, NA>],
         [&] {
           if constexpr (N > 0)
-            for (std::size_t k = 0; k < N; ++k) ev.coef[k] += strides[g] * p.coef[index_of_v<Gs, NA>][k];
+            for (std::size_t k = 0; k != N; ++k) ev.coef[k] += strides[g] * p.coef[index_of_v<Gs, NA>][k];
         }(),
         ++g),
        ...);

@@ -44,12 +44,12 @@ template <std::size_t CR, std::size_t R, std::size_t N>
 placement<CR, N> compose_placement(const std::array<std::array<index_t, R>, CR>& coef,
                                    const std::array<index_t, CR>& offset, const placement<R, N>& node) {
   placement<CR, N> p;
-  for (std::size_t c = 0; c < CR; ++c) {
+  for (std::size_t c = 0; c != CR; ++c) {
     p.offset[c] = offset[c];
-    for (std::size_t j = 0; j < R; ++j) {
+    for (std::size_t j = 0; j != R; ++j) {
       if (coef[c][j] == 0) continue;
       p.offset[c] += coef[c][j] * node.offset[j];
-      for (std::size_t k = 0; k < N; ++k) p.coef[c][k] += coef[c][j] * node.coef[j][k];
+      for (std::size_t k = 0; k != N; ++k) p.coef[c][k] += coef[c][j] * node.coef[j][k];
     }
   }
   return p;

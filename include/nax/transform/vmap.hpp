@@ -271,11 +271,11 @@ struct vmapped {
   static constexpr bool storable_outputs() {
     using Leaves = decltype(tree_leaves(std::declval<const Outputs&>()));
     return []<std::size_t... L>(std::index_sequence<L...>) {
-      return ([]<class Leaf>() {
+      return ([]<class Leaf>(std::type_identity<Leaf>) {
         using E = std::remove_cvref_t<Leaf>;
         if constexpr (element<E>) return true;
         else return hidden_t<expr_t<E>>::size == 0 && unbound_t<expr_t<E>>::size == 0;
-      }.template operator()<std::tuple_element_t<L, Leaves>>() && ... && true);
+      }(std::type_identity<std::tuple_element_t<L, Leaves>>{}) && ... && true);
     }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
   }
 

@@ -94,7 +94,7 @@ struct context {
   DeviceLeaf<T, As...> here(const DeviceLeaf<T, As...>& leaf) {
     if (leaf.device == device || leaf.view.size() == 0) return leaf;
     index_t low = 0, high = 0;  // the span of elements the view reaches, relative to its pointer
-    for (std::size_t k = 0; k < sizeof...(As); ++k) {
+    for (std::size_t k = 0; k != sizeof...(As); ++k) {
       const index_t reach = leaf.view.strides()[k] * (leaf.view.extents()[k] - 1);
       (reach < 0 ? low : high) += reach;
     }

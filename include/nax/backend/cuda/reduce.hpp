@@ -99,8 +99,8 @@ __global__ void __launch_bounds__(reduce_block)
             if (a < b) {
               for (index_t i = i0 + threadIdx.x; i < a; i += blockDim.x)
                 acc = Op::combine(acc, static_cast<T>(local.template get<true>(i)));
-              for (index_t g = a / Lanes + threadIdx.x; g < b / Lanes; g += blockDim.x) {
-                const auto values = local.template get_lanes<Lanes>(g * Lanes);
+              for (index_t w = a / Lanes + threadIdx.x; w < b / Lanes; w += blockDim.x) {
+                const auto values = local.template get_lanes<Lanes>(w * Lanes);
                 for (int j = 0; j < Lanes; ++j) acc = Op::combine(acc, static_cast<T>(values.v[j]));
               }
               tail = b;

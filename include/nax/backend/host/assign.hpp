@@ -14,7 +14,7 @@ template <class Ev, class T, std::size_t N>
 bool reads_overlap_destination(const Ev& ev, T* out, const std::array<index_t, N>& extents,
                                const std::array<index_t, N>& strides) {
   index_t lo = 0, hi = 0;
-  for (std::size_t k = 0; k < N; ++k) {
+  for (std::size_t k = 0; k != N; ++k) {
     if (extents[k] == 0) return false;
     (strides[k] < 0 ? lo : hi) += strides[k] * (extents[k] - 1);
   }
@@ -43,7 +43,7 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
   static_assert(require_no_narrowing<T, typename E::value_type>::value);
   const auto expression_extents = extents_by_name<L>(e);
   const auto names = axis_name_table(L{});
-  for (std::size_t k = 0; k < L::size; ++k)
+  for (std::size_t k = 0; k != L::size; ++k)
     if (expression_extents[k] != out.extents()[k])
       throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
                         "': the destination has " + std::to_string(out.extents()[k]) + ", the expression " +

@@ -198,7 +198,7 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
   constexpr std::size_t R = N > 0 ? N - 1 : 0;  // loop axes that make rows
   const index_t inner = N > 0 ? extents[N - 1] : 1;
   index_t rows = 1;
-  for (std::size_t k = 0; k < R; ++k) rows *= extents[k];
+  for (std::size_t k = 0; k != R; ++k) rows *= extents[k];
   const index_t inner_stride = N > 0 ? out_strides[N - 1] : 1;
   const bool unit = ev.unit_inner() && inner_stride == 1;
   const bool parallel = rows * inner >= parallel_threshold;
@@ -209,7 +209,7 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
   // The row offset of the output for the multi-index idx[0..R).
   auto out_row = [&](const index_t* idx) {
     index_t o = 0;
-    for (std::size_t k = 0; k < R; ++k) o += idx[k] * out_strides[k];
+    for (std::size_t k = 0; k != R; ++k) o += idx[k] * out_strides[k];
     return o;
   };
 

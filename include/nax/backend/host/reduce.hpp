@@ -49,7 +49,7 @@ void reduce_into(const Child& child, context& ctx, T* out) {
   for (index_t e : ext) empty = empty || e == 0;
   if (reduce_inner && !empty) fold_inner_axes(ev, ext, P, static_cast<std::array<index_t, N>*>(nullptr));
   index_t groups = 1, rows = 1;
-  for (std::size_t k = 0; k < P; ++k) groups *= ext[k];
+  for (std::size_t k = 0; k != P; ++k) groups *= ext[k];
   for (std::size_t k = P; k + 1 < N; ++k) rows *= ext[k];
   const index_t n = ext[N - 1];
   const index_t out_count = groups * per_group;
