@@ -76,8 +76,9 @@ TEST_CASE("cuda: reductions read 16-byte lanes where aligned and agree with the 
   // Rows starting 0, 1, 2 or 4 elements into buffers whose row stride is a multiple of 16
   // bytes, so that lanes are taken at offsets 0 and 4 for float and int and at 0 for bool, and
   // element-by-element reads elsewhere; rows with and without a tail after the last lane
-  // group; enough rows that the full reduction and the kept-innermost one are split into
-  // chunks that begin and end mid-row.
+  // group; enough rows that the full reduction is split into chunks that begin and end
+  // mid-row (and, on a GPU of 38 SMs or more, sum<j> of the 1029-wide rows too), and the
+  // kept-innermost one into chunks of whole rows.
   for (nax::index_t offset : {0, 1, 2, 4})
     for (nax::index_t n : {3, 64, 67, 1029}) {
       INFO("offset " << offset << ", row " << n);
