@@ -104,7 +104,7 @@ nax::Array<T, As...> to_array(const npy::Array& a) {
     throw std::runtime_error(a.path + ": rank " + std::to_string(a.shape.size()) + ", expected " +
                              std::to_string(sizeof...(As)));
   std::array<index_t, sizeof...(As)> extents{};
-  for (std::size_t d = 0; d < extents.size(); ++d) extents[d] = a.shape[d];
+  for (std::size_t d = 0; d != extents.size(); ++d) extents[d] = a.shape[d];
   nax::Array<T, As...> x(extents);
   if (a.descr != npy::descr_of<T>()) throw std::runtime_error(a.path + ": holds " + a.descr + ", read as " + npy::descr_of<T>());
   if (!a.bytes.empty()) std::memcpy(static_cast<void*>(x.data()), a.bytes.data(), a.bytes.size());
