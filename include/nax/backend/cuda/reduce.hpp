@@ -127,6 +127,30 @@ __global__ void __launch_bounds__(reduce_block)
   }
 }
 
+// Folds rows [lo, hi) of the reduced axes (idx[0..P) positions the kept ones) into acc[0..W),
+// the outputs c .. c + W - 1 of the innermost axis: W > 1 reads them with one vector load per
+// row (the host checked lanes_fit<W>), W == 1 with get<Unit>.
+template <class Op, class T, bool Unit, int W, std::size_t N, class Ev>
+__device__ void fold_columns(const Ev& ev, T (&acc)[W], index_t* idx, const std::array<index_t, N>& extents,
+                             std::size_t P, index_t lo, index_t hi, index_t c) {
+  for (int j = 0; j < W; ++j) acc[j] = Op::template identity<T>();
+  decode(lo, extents, P, N - 1 - P, idx);
+  for (index_t m = lo; m < hi; ++m) {
+    Ev local = ev;
+    local.set_row(idx);
+    if constexpr (W > 1) {
+      const auto values = local.template get_lanes<W>(c);
+      for (int j = 0; j < W; ++j) acc[j] = Op::combine(acc[j], static_cast<T>(values.v[j]));
+    } else {
+      acc[0] = Op::combine(acc[0], static_cast<T>(local.template get<Unit>(c)));
+    }
+    for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
+      if (++idx[k] < extents[k]) break;
+      idx[k] = 0;
+    }
+  }
+}
+
 // Loop = [kept (P axes)..., reduced..., innermost kept]; the outputs are groups x n, row-major.
 // The reduced rows are split into gridDim.z chunks: block (., ., z) folds chunk z of output o
 // into out[o * gridDim.z + z] (with one chunk: out[o] is the result).
@@ -152,35 +176,15 @@ __global__ void __launch_bounds__(reduce_block)
         const index_t whole = n / Lanes;
         for (index_t w = first; w < whole; w += step) {
           T acc[Lanes];
-          for (int j = 0; j < Lanes; ++j) acc[j] = Op::template identity<T>();
-          decode(lo, extents, P, N - 1 - P, idx);
-          for (index_t m = lo; m < hi; ++m) {
-            Ev local = ev;
-            local.set_row(idx);
-            const auto values = local.template get_lanes<Lanes>(w * Lanes);
-            for (int j = 0; j < Lanes; ++j) acc[j] = Op::combine(acc[j], static_cast<T>(values.v[j]));
-            for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
-              if (++idx[k] < extents[k]) break;
-              idx[k] = 0;
-            }
-          }
+          fold_columns<Op, T, true>(ev, acc, idx, extents, P, lo, hi, w * Lanes);
           for (int j = 0; j < Lanes; ++j) out[(g * n + w * Lanes + j) * chunks + z] = acc[j];
         }
         done = whole * Lanes;
       }
     for (index_t i = done + first; i < n; i += step) {
-      T acc = Op::template identity<T>();
-      decode(lo, extents, P, N - 1 - P, idx);
-      for (index_t m = lo; m < hi; ++m) {
-        Ev local = ev;
-        local.set_row(idx);
-        acc = Op::combine(acc, static_cast<T>(local.template get<Unit>(i)));
-        for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
-          if (++idx[k] < extents[k]) break;
-          idx[k] = 0;
-        }
-      }
-      out[(g * n + i) * chunks + z] = acc;
+      T acc[1];
+      fold_columns<Op, T, Unit>(ev, acc, idx, extents, P, lo, hi, i);
+      out[(g * n + i) * chunks + z] = acc[0];
     }
   }
 }
