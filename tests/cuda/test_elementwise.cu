@@ -1,7 +1,10 @@
 // CUDA backend, elementwise: fused kernels against the host backend on random extents
 // (0 and 1 included), with broadcasting by name, transposed destinations, slices, integer
-// semantics, aliasing, the vector-load path at every alignment and the run-time errors.
+// semantics, aliasing, the vector-load path at every alignment, the run-time errors and the
+// copy of an array on another GPU.
 #include "device_support.hpp"
+
+#include <optional>
 
 namespace {
 NAX_AXIS(i);
@@ -23,6 +26,30 @@ TEST_CASE("cuda: to_device / to_host round trip, empty and rank-0 arrays") {
   nax::cuda::Array<int, i, j> zeros({3, 4});
   auto back = nax::cuda::to_host(zeros);
   for (int v : back) CHECK(v == 0);
+}
+
+TEST_CASE("cuda: a copy of an array on another GPU, made on the current one after the source's work") {
+  if (no_device()) return;
+  if (nax::cuda::device_count() < 2) {
+    MESSAGE("one CUDA device: the copy across devices needs two");
+    return;
+  }
+  nax::cuda::detail::device_guard on0(0);
+  auto x = random_array<float, i, j>({1024, 1031});
+  nax::Array<float, i, j> expected = x * 2.f + 1.f;  // exact in float, with or without an FMA
+  auto source = nax::cuda::to_device(x, 0);
+  for (int round = 0; round < 3; ++round) {
+    std::optional<nax::cuda::Array<float, i, j>> copy;
+    {
+      nax::cuda::Array<float, i, j> written = source * 2.f + 1.f;  // queued on device 0's stream
+      nax::cuda::detail::device_guard on1(1);
+      copy.emplace(written);  // on device 1: after that kernel, before the free that follows
+    }
+    nax::cuda::Array<float, i, j> reuse(x.extents());  // zero-fills what the pool hands out again
+    REQUIRE(copy->device() == 1);
+    check_same(nax::cuda::to_host(*copy), expected, 0.0);
+    CHECK(nax::cuda::to_host(reuse)(3, 5) == 0.f);
+  }
 }
 
 TEST_CASE("cuda: fused elementwise expressions match the host, any axis order") {

@@ -145,10 +145,16 @@ class Array {
              (!std::is_same_v<std::remove_cvref_t<E>, Array>)
   Array(const E& expression);
 
+  // A copy on the current device (allocated there); from an array on another GPU, a peer copy
+  // ordered after the source's queued work and before its later free (copy_across_devices).
   Array(const Array& other) : Array(uninitialized, other.extents_) {
-    if (size_ > 0)
-      NAX_CUDA_CHECK(cudaMemcpyAsync(storage_.data(), other.data(), static_cast<std::size_t>(size_) * sizeof(T),
-                                     cudaMemcpyDeviceToDevice, nax::cuda::stream(storage_.device())));
+    if (size_ == 0) return;
+    const std::size_t bytes = static_cast<std::size_t>(size_) * sizeof(T);
+    if (other.device() == device())
+      NAX_CUDA_CHECK(cudaMemcpyAsync(storage_.data(), other.data(), bytes, cudaMemcpyDeviceToDevice,
+                                     nax::cuda::stream(device())));
+    else
+      detail::copy_across_devices(storage_.data(), device(), other.data(), other.device(), bytes);
   }
   Array(Array&& other) noexcept
       : extents_(std::exchange(other.extents_, {})), size_(std::exchange(other.size_, 0)),

@@ -147,20 +147,7 @@ struct context {
       NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, device, from, source, bytes, stream));
       return;
     }
-    cudaEvent_t written = nullptr, read = nullptr;
-    {
-      device_guard guard(source);
-      NAX_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
-      NAX_CUDA_CHECK(cudaEventRecord(written, nax::cuda::stream(source)));
-    }
-    device_guard guard(device);
-    NAX_CUDA_CHECK(cudaStreamWaitEvent(stream, written, 0));
-    NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, device, from, source, bytes, stream));
-    NAX_CUDA_CHECK(cudaEventCreateWithFlags(&read, cudaEventDisableTiming));
-    NAX_CUDA_CHECK(cudaEventRecord(read, stream));
-    NAX_CUDA_CHECK(cudaStreamWaitEvent(nax::cuda::stream(source), read, 0));
-    NAX_CUDA_CHECK(cudaEventDestroy(written));
-    NAX_CUDA_CHECK(cudaEventDestroy(read));
+    copy_across_devices(to, device, from, source, bytes);
   }
 };
 

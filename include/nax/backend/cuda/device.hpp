@@ -4,6 +4,7 @@
 #pragma once
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -105,6 +106,33 @@ inline void synchronize(int device) {
 inline void synchronize() { synchronize(current_device()); }
 
 namespace detail {
+// Copies `bytes` from `from` (memory of device `source`) to `to` (memory of device
+// `destination`) on the destination's nax stream with cudaMemcpyPeerAsync (which needs no peer
+// access between the devices' memory pools), ordered after the work queued on the source's
+// stream before the call (the source's writes), and before any work queued there after it (a
+// cudaFreeAsync of the source): an event each way.
+inline void copy_across_devices(void* to, int destination, const void* from, int source, std::size_t bytes) {
+  cudaEvent_t written = nullptr, read = nullptr;
+  {
+    device_guard guard(source);
+    NAX_CUDA_CHECK(cudaEventCreateWithFlags(&written, cudaEventDisableTiming));
+    NAX_CUDA_CHECK(cudaEventRecord(written, stream(source)));
+  }
+  device_guard guard(destination);
+  const cudaStream_t to_stream = stream(destination);
+  NAX_CUDA_CHECK(cudaStreamWaitEvent(to_stream, written, 0));
+  NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, destination, from, source, bytes, to_stream));
+  NAX_CUDA_CHECK(cudaEventCreateWithFlags(&read, cudaEventDisableTiming));
+  NAX_CUDA_CHECK(cudaEventRecord(read, to_stream));
+  {
+    device_guard back(source);
+    NAX_CUDA_CHECK(cudaStreamWaitEvent(stream(source), read, 0));
+  }
+  // Destroying a recorded event is deferred by the runtime until it completes.
+  NAX_CUDA_CHECK(cudaEventDestroy(written));
+  NAX_CUDA_CHECK(cudaEventDestroy(read));
+}
+
 // Waits for the nax streams of every device nax has used so far (no new streams are made).
 inline void synchronize_used_devices() {
   std::vector<std::pair<int, cudaStream_t>> used;
