@@ -1,9 +1,10 @@
 // NCCL communicators of a Mesh over the CUDA devices of this process: every collective over
-// device buffers and over host buffers (staged), against values computed by hand (xmap over a
-// GPU mesh: test_maps.cu). Uses every device there is (1 is enough). Then a device that fails:
-// with one GPU, before any collective (rethrown, the mesh still works); with two or more, while
-// the others wait for it inside NCCL (they cancel their part instead of hanging, run()
-// rethrows the original failure, and the mesh then refuses to run, saying why).
+// device buffers, host buffers and another GPU's buffers (staged), and of zero elements (null
+// buffers), against values computed by hand (xmap over a GPU mesh: test_maps.cu). Uses every
+// device there is (1 is enough). Then a device that fails: with one GPU, before any collective
+// (rethrown, the mesh still works); with two or more, while the others wait for it inside NCCL
+// (they cancel their part instead of hanging, run() rethrows the original failure, and the
+// mesh then refuses to run, saying why).
 #include "device_support.hpp"
 
 #include <nax/mesh/nccl_communicator.hpp>
@@ -29,10 +30,24 @@ TEST_CASE("nccl: collectives of a mesh over the CUDA devices") {
   std::vector<std::vector<float>> gathered(static_cast<std::size_t>(n));
   std::vector<float> reduced(static_cast<std::size_t>(n)), scattered(static_cast<std::size_t>(n));
   std::vector<std::vector<int>> exchanged(static_cast<std::size_t>(n)), shifted(static_cast<std::size_t>(n));
+  // Each member's buffer on the next GPU (on its own with one): staged by peer copies, since
+  // NCCL takes only memory of the communicator's device. Written (and waited for) beforehand.
+  std::vector<nax::cuda::Array<float, feature>> elsewhere;
+  for (int r = 0; r < n; ++r)
+    elsewhere.push_back(nax::cuda::to_device(nax::full<float, feature>(float(r + 1), 5), (r + 1) % n));
   mesh.run([&](nax::device_context<data>& device) {
     auto& comm = device.comm<data>();
     const int r = comm.rank();
     CHECK(comm.size() == n);
+    // Zero elements: null buffers (an empty array's data()), nothing moves, NCCL is not called.
+    nax::cuda::Array<float, feature> empty({0});
+    CHECK(empty.data() == nullptr);
+    comm.all_reduce(empty.data(), 0);
+    comm.all_gather(static_cast<const float*>(nullptr), empty.data(), 0);
+    comm.reduce_scatter(static_cast<const float*>(nullptr), static_cast<float*>(nullptr), 0);
+    comm.all_to_all(static_cast<const int*>(nullptr), static_cast<int*>(nullptr), 0);
+    CHECK_THROWS_WITH_AS(comm.all_reduce(empty.data(), -3), "all_reduce: negative count -3", nax::argument_error);
+    comm.all_reduce(elsewhere[static_cast<std::size_t>(r)].data(), 5);
     // all_reduce in device memory
     auto dx = nax::cuda::to_device(nax::full<float, feature>(float(r + 1), 4));
     comm.all_reduce(dx.data(), 4);
@@ -57,7 +72,12 @@ TEST_CASE("nccl: collectives of a mesh over the CUDA devices") {
     comm.barrier();
   });
   const float total = float(n * (n + 1) / 2);
+  if (n < 2) MESSAGE("one CUDA device: buffers on another GPU (staged by peer copies) need two");
   for (int r = 0; r < n; ++r) {
+    CHECK(elsewhere[static_cast<std::size_t>(r)].device() == (r + 1) % n);
+    auto back = nax::cuda::to_host(elsewhere[static_cast<std::size_t>(r)]);
+    CHECK(back(0) == total);
+    CHECK(back(4) == total);
     CHECK(reduced[static_cast<std::size_t>(r)] == total);
     CHECK(scattered[static_cast<std::size_t>(r)] == float(n));
     for (int j = 0; j < n; ++j) {

@@ -5,11 +5,14 @@
 // mesh on its own thread with that device current. nax::cuda::devices() gives the device list
 // a Mesh is built over: `nax::Mesh<data, model> mesh(nax::cuda::devices(), {4, 2});`.
 //
-// Buffers may be device memory (used in place) or host memory (staged through device memory:
-// the host backend computes a device's local part today, so xmap over a GPU mesh works, with
-// NCCL moving the data). Each call returns when this member's output is complete (the stream
-// is synchronised), as the interface requires. Every NCCL and CUDA status is checked and
-// raised as nax::device_error naming the call and NCCL's reason.
+// Buffers may be memory of the communicator's device (used in place), host memory (staged
+// through device memory: the host backend computes a device's local part today, so xmap over a
+// GPU mesh works, with NCCL moving the data) or another GPU's memory (staged by a peer copy).
+// A collective of zero elements moves nothing and does not call NCCL (whose pointer checks,
+// NCCL_CHECK_POINTERS=1, reject the null buffers of empty arrays even then); every member of a
+// group passes the same count, so all of them skip it. Each call returns when this member's
+// output is complete (the stream is synchronised), as the interface requires. Every NCCL and
+// CUDA status is checked and raised as nax::device_error naming the call and NCCL's reason.
 //
 // Failures end waits instead of hanging them. A member waits for its collective by polling
 // (polled_wait.hpp): an error NCCL reports asynchronously (a peer process gone, a network fault)
@@ -87,33 +90,55 @@ inline ncclRedOp_t nccl_op(reduce_op op) {
   throw argument_error("nax: NCCL: invalid reduce_op");
 }
 
-// A buffer as NCCL needs it: device memory as it is; host memory copied into a scratch device
-// buffer (in: before the call) and back (out: after it).
+// A buffer as NCCL needs it: memory of the communicator's device (or managed memory) as it is;
+// host memory, and memory of another GPU (whose pool need not be peer-accessible from this
+// one), copied into a scratch buffer on this device (in: before the call) and back (out: after
+// it). Another GPU's memory is copied with cudaMemcpyPeerAsync on this device's stream: the
+// caller has completed the work that writes it, as for host memory (waiting for that GPU's
+// stream here could wait behind its own part of this collective). An empty buffer (bytes == 0,
+// often a null pointer) is never looked at.
 class device_staging {
  public:
   device_staging(const void* p, std::size_t bytes, bool copy_in, int device, cudaStream_t stream)
-      : user_(const_cast<void*>(p)), bytes_(bytes), stream_(stream) {
-    cudaPointerAttributes attributes{};
-    NAX_CUDA_CHECK(cudaPointerGetAttributes(&attributes, p));
-    if (attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged || bytes == 0) {
-      device_ = user_;
+      : user_(const_cast<void*>(p)), bytes_(bytes), stream_(stream), device_(device) {
+    if (bytes == 0) {
+      data_ = user_;
       return;
     }
+    cudaPointerAttributes attributes{};
+    NAX_CUDA_CHECK(cudaPointerGetAttributes(&attributes, p));
+    if (attributes.type == cudaMemoryTypeManaged ||
+        (attributes.type == cudaMemoryTypeDevice && attributes.device == device)) {
+      data_ = user_;
+      return;
+    }
+    if (attributes.type == cudaMemoryTypeDevice) user_device_ = attributes.device;
     scratch_ = device_buffer<unsigned char>(bytes, device);
-    device_ = scratch_.data();
-    if (copy_in) NAX_CUDA_CHECK(cudaMemcpyAsync(device_, p, bytes, cudaMemcpyHostToDevice, stream));
+    data_ = scratch_.data();
+    if (copy_in) copy(data_, device_, user_, user_device_);
   }
-  void* get() const { return device_; }
-  // After the collective: host outputs receive the result.
+  void* get() const { return data_; }
+  // After the collective: a staged output receives the result.
   void copy_out() const {
-    if (device_ != user_) NAX_CUDA_CHECK(cudaMemcpyAsync(user_, device_, bytes_, cudaMemcpyDeviceToHost, stream_));
+    if (data_ != user_) copy(user_, user_device_, data_, device_);
   }
 
  private:
+  // Device -1 is host memory.
+  void copy(void* to, int to_device, const void* from, int from_device) const {
+    if (to_device >= 0 && from_device >= 0)
+      NAX_CUDA_CHECK(cudaMemcpyPeerAsync(to, to_device, from, from_device, bytes_, stream_));
+    else
+      NAX_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes_, to_device >= 0 ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                     stream_));
+  }
+
   void* user_;
   std::size_t bytes_;
   cudaStream_t stream_;
-  void* device_ = nullptr;
+  int device_;
+  int user_device_ = -1;  // the GPU of a staged device buffer; -1: host memory
+  void* data_ = nullptr;
   device_buffer<unsigned char> scratch_;
 };
 
@@ -161,10 +186,12 @@ class nccl_communicator final : public nax::detail::communicator {
 
   void all_reduce(void* data, index_t count, dtype type, reduce_op op) override {
     const auto t = arithmetic_type(type, "all_reduce");
+    check_count(count, "all_reduce");
     begin("all_reduce");
     device_guard guard(device_);
     device_staging buffer(data, bytes(count, type), true, device_, stream_);
-    NAX_NCCL_CHECK(ncclAllReduce(buffer.get(), buffer.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
+    if (count > 0)
+      NAX_NCCL_CHECK(ncclAllReduce(buffer.get(), buffer.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
     finish("all_reduce", buffer);
   }
   void all_gather(const void* send, void* recv, index_t count, dtype type) override {
@@ -173,7 +200,7 @@ class nccl_communicator final : public nax::detail::communicator {
     device_guard guard(device_);
     device_staging in(send, bytes(count, type), true, device_, stream_);
     device_staging out(recv, bytes(count, type) * static_cast<std::size_t>(size_), false, device_, stream_);
-    NAX_NCCL_CHECK(ncclAllGather(in.get(), out.get(), bytes(count, type), ncclUint8, comm_, stream_));
+    if (count > 0) NAX_NCCL_CHECK(ncclAllGather(in.get(), out.get(), bytes(count, type), ncclUint8, comm_, stream_));
     finish("all_gather", out);
   }
   void reduce_scatter(const void* send, void* recv, index_t count, dtype type, reduce_op op) override {
@@ -183,7 +210,8 @@ class nccl_communicator final : public nax::detail::communicator {
     device_guard guard(device_);
     device_staging in(send, bytes(count, type) * static_cast<std::size_t>(size_), true, device_, stream_);
     device_staging out(recv, bytes(count, type), false, device_, stream_);
-    NAX_NCCL_CHECK(ncclReduceScatter(in.get(), out.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
+    if (count > 0)
+      NAX_NCCL_CHECK(ncclReduceScatter(in.get(), out.get(), static_cast<std::size_t>(count), t, nccl_op(op), comm_, stream_));
     finish("reduce_scatter", out);
   }
   void all_to_all(const void* send, void* recv, index_t count, dtype type) override {
@@ -195,12 +223,14 @@ class nccl_communicator final : public nax::detail::communicator {
     device_staging out(recv, block * static_cast<std::size_t>(size_), false, device_, stream_);
     auto* s = static_cast<const unsigned char*>(in.get());
     auto* r = static_cast<unsigned char*>(out.get());
-    NAX_NCCL_CHECK(ncclGroupStart());
-    for (int peer = 0; peer < size_; ++peer) {
-      NAX_NCCL_CHECK(ncclSend(s + block * static_cast<std::size_t>(peer), block, ncclUint8, peer, comm_, stream_));
-      NAX_NCCL_CHECK(ncclRecv(r + block * static_cast<std::size_t>(peer), block, ncclUint8, peer, comm_, stream_));
+    if (block > 0) {
+      NAX_NCCL_CHECK(ncclGroupStart());
+      for (int peer = 0; peer < size_; ++peer) {
+        NAX_NCCL_CHECK(ncclSend(s + block * static_cast<std::size_t>(peer), block, ncclUint8, peer, comm_, stream_));
+        NAX_NCCL_CHECK(ncclRecv(r + block * static_cast<std::size_t>(peer), block, ncclUint8, peer, comm_, stream_));
+      }
+      NAX_NCCL_CHECK(ncclGroupEnd());
     }
-    NAX_NCCL_CHECK(ncclGroupEnd());
     finish("all_to_all", out);
   }
   void permute(const void* send, void* recv, index_t count, dtype type,
