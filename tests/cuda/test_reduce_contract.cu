@@ -10,48 +10,67 @@ NAX_AXIS(i);
 NAX_AXIS(j);
 NAX_AXIS(k);
 using namespace nax_cuda_test;
+
+// Every reduction kernel path over x of extents (ni, nj, nk), against the host.
+void reductions_match_host(nax::index_t ni, nax::index_t nj, nax::index_t nk) {
+  auto x = random_array<float, i, j, k>({ni, nj, nk});
+  auto y = random_array<float, j>({nj});
+  auto dx = nax::cuda::to_device(x);
+  auto dy = nax::cuda::to_device(y);
+  const double tol = 1e-4;
+  {  // innermost axis reduced
+    nax::Array<float, i, j> h = nax::sum<k>(x * y + 1.f);
+    nax::cuda::Array<float, i, j> d = nax::sum<k>(dx * dy + 1.f);
+    check_same(nax::cuda::to_host(d), h, tol);
+  }
+  {  // innermost axis kept
+    nax::Array<float, k, j> h = nax::sum<i>(x * y);
+    nax::cuda::Array<float, k, j> d = nax::sum<i>(dx * dy);
+    check_same(nax::cuda::to_host(d), h, tol);
+    if (ni == 0)  // the identity, not only what the host says
+      for (float v : nax::cuda::to_host(d)) CHECK(v == 0.f);
+  }
+  {  // two axes, mixed
+    nax::Array<float, j> h = nax::sum<i, k>(nax::square(x));
+    nax::cuda::Array<float, j> d = nax::sum<i, k>(nax::square(dx));
+    check_same(nax::cuda::to_host(d), h, tol);
+  }
+  {  // all axes, mean (NaN when empty), prod
+    nax::Array<float> h = nax::mean(x);
+    nax::cuda::Array<float> d = nax::mean(dx);
+    check_same(nax::cuda::to_host(d), h, tol);
+    nax::Array<float, i, j> hp = nax::prod<k>(x * 0.01f + 1.f);
+    nax::cuda::Array<float, i, j> dp = nax::prod<k>(dx * 0.01f + 1.f);
+    check_same(nax::cuda::to_host(dp), hp, tol);
+    if (nk == 0)
+      for (float v : nax::cuda::to_host(dp)) CHECK(v == 1.f);
+  }
+  if (ni > 0 && nk > 0) {  // max/min need a non-empty axis; NaN propagates
+    nax::Array<float, j, k> h = nax::max<i>(x) - nax::min<i>(x);
+    nax::cuda::Array<float, j, k> d = nax::max<i>(dx) - nax::min<i>(dx);
+    check_same(nax::cuda::to_host(d), h, 0.0);
+    nax::Array<float, i, j> hl = nax::logsumexp<k>(x);
+    nax::cuda::Array<float, i, j> dl = nax::logsumexp<k>(dx);
+    check_same(nax::cuda::to_host(dl), hl, tol);
+  }
+}
 }  // namespace
 
 TEST_CASE("cuda: reductions with fused producers match the host") {
   if (no_device()) return;
-  for (int trial = 0; trial < 20; ++trial) {
-    const nax::index_t ni = random_extent(), nj = random_extent(), nk = random_extent();
-    auto x = random_array<float, i, j, k>({ni, nj, nk});
-    auto y = random_array<float, j>({nj});
-    auto dx = nax::cuda::to_device(x);
-    auto dy = nax::cuda::to_device(y);
-    const double tol = 1e-4;
-    {  // innermost axis reduced
-      nax::Array<float, i, j> h = nax::sum<k>(x * y + 1.f);
-      nax::cuda::Array<float, i, j> d = nax::sum<k>(dx * dy + 1.f);
-      check_same(nax::cuda::to_host(d), h, tol);
-    }
-    {  // innermost axis kept
-      nax::Array<float, k, j> h = nax::sum<i>(x * y);
-      nax::cuda::Array<float, k, j> d = nax::sum<i>(dx * dy);
-      check_same(nax::cuda::to_host(d), h, tol);
-    }
-    {  // two axes, mixed
-      nax::Array<float, j> h = nax::sum<i, k>(nax::square(x));
-      nax::cuda::Array<float, j> d = nax::sum<i, k>(nax::square(dx));
-      check_same(nax::cuda::to_host(d), h, tol);
-    }
-    {  // all axes, mean (NaN when empty), prod
-      nax::Array<float> h = nax::mean(x);
-      nax::cuda::Array<float> d = nax::mean(dx);
-      check_same(nax::cuda::to_host(d), h, tol);
-      nax::Array<float, i, j> hp = nax::prod<k>(x * 0.01f + 1.f);
-      nax::cuda::Array<float, i, j> dp = nax::prod<k>(dx * 0.01f + 1.f);
-      check_same(nax::cuda::to_host(dp), hp, tol);
-    }
-    if (ni > 0 && nk > 0) {  // max/min need a non-empty axis; NaN propagates
-      nax::Array<float, j, k> h = nax::max<i>(x) - nax::min<i>(x);
-      nax::cuda::Array<float, j, k> d = nax::max<i>(dx) - nax::min<i>(dx);
-      check_same(nax::cuda::to_host(d), h, 0.0);
-      nax::Array<float, i, j> hl = nax::logsumexp<k>(x);
-      nax::cuda::Array<float, i, j> dl = nax::logsumexp<k>(dx);
-      check_same(nax::cuda::to_host(dl), hl, tol);
-    }
+  for (int trial = 0; trial < 20; ++trial) reductions_match_host(random_extent(), random_extent(), random_extent());
+}
+
+// An empty reduced axis: no rows to fold, outputs that exist (the kept-innermost kernel with
+// none of its rows, at 8 columns the vector path), or no outputs at all.
+TEST_CASE("cuda: reductions over an empty axis give the identity (sum 0, prod 1, mean NaN)") {
+  if (no_device()) return;
+  const nax::index_t cases[][3] = {{0, 5, 8}, {0, 1, 129}, {0, 3, 1}, {4, 0, 8}, {3, 5, 0}, {0, 0, 0}};
+  for (const auto& c : cases) {
+    CAPTURE(c[0]);
+    CAPTURE(c[1]);
+    CAPTURE(c[2]);
+    reductions_match_host(c[0], c[1], c[2]);
   }
 }
 

@@ -56,7 +56,8 @@ __device__ T block_reduce(T v) {
   return v;
 }
 
-// idx[from .. from+count) = the row-major decomposition of r over extents[from ..].
+// idx[from .. from+count) = the row-major decomposition of r over extents[from ..]. Callers
+// decode only an r that exists (r < the product of those extents, so none of them is 0).
 template <std::size_t N>
 __device__ void decode(index_t r, const std::array<index_t, N>& extents, std::size_t from, std::size_t count,
                        index_t* idx) {
@@ -134,6 +135,7 @@ template <class Op, class T, bool Unit, int W, std::size_t N, class Ev>
 __device__ void fold_columns(const Ev& ev, T (&acc)[W], index_t* idx, const std::array<index_t, N>& extents,
                              std::size_t P, index_t lo, index_t hi, index_t c) {
   for (int j = 0; j < W; ++j) acc[j] = Op::template identity<T>();
+  if (lo >= hi) return;  // no rows: a reduced axis is empty, and decoding would divide by its 0
   decode(lo, extents, P, N - 1 - P, idx);
   for (index_t m = lo; m < hi; ++m) {
     Ev local = ev;
