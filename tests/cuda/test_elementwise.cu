@@ -174,18 +174,33 @@ TEST_CASE("cuda: assignment in place, through views, and aliasing") {
   check_same(nax::cuda::to_host(copy * copy), h2);  // to_host of an expression evaluates it on the device
 }
 
+// Runs without a device too: the message of every failed allocation names the size.
+TEST_CASE("cuda: a failed allocation names its size, whatever the error code") {
+  const std::size_t bytes = std::size_t{1} << 52;
+  for (const cudaError_t status : {cudaErrorMemoryAllocation, cudaErrorInvalidValue, cudaErrorNotSupported}) {
+    const std::string text = nax::cuda::detail::allocation_error_text(status, bytes, 3);
+    CAPTURE(text);
+    CHECK(text.find("cudaMallocAsync of 4503599627370496 bytes (4294967296 MiB) failed") != std::string::npos);
+    CHECK(text.find("CUDA device 3") != std::string::npos);
+    CHECK(text.find(cudaGetErrorName(status)) != std::string::npos);
+  }
+  CHECK(nax::cuda::detail::allocation_error_text(cudaErrorMemoryAllocation, 8, 0).find("out of device memory") !=
+        std::string::npos);
+}
+
 TEST_CASE("cuda: errors are nax exceptions naming the problem") {
   if (no_device()) return;
   nax::cuda::Array<float, i> a({3});
   nax::cuda::Array<float, i> b({4});
   CHECK_THROWS_AS((void)nax::cuda::eval(a + b), nax::shape_error);
   CHECK_THROWS_AS(a.view().assign(b * 2.f), nax::shape_error);
-  // An allocation far beyond any device: device_error saying how much was asked for.
+  // An allocation far beyond any device: device_error saying how much was asked for (2^52
+  // bytes), whichever error code the allocator gives.
   try {
     nax::cuda::Array<float, i> huge({nax::index_t{1} << 50});
     FAIL("allocating 4 PiB did not fail");
   } catch (const nax::device_error& e) {
-    CHECK(std::string(e.what()).find("bytes") != std::string::npos);
+    CHECK(std::string(e.what()).find("4503599627370496 bytes") != std::string::npos);
     CHECK(std::string(e.what()).find("cudaMallocAsync") != std::string::npos);
   }
   nax::cuda::synchronize();  // and the device is still usable

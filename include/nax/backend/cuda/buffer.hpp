@@ -12,6 +12,14 @@
 
 namespace nax::cuda::detail {
 
+// A failed allocation names the device, the bytes asked for and CUDA's reason, whatever the
+// code: out of memory, or a size the allocator rejects outright (cudaErrorInvalidValue, ...).
+inline std::string allocation_error_text(cudaError_t status, std::size_t bytes, int device) {
+  const char* what = status == cudaErrorMemoryAllocation ? "nax: out of device memory" : "nax: device allocation failed";
+  return std::string(what) + " on CUDA device " + std::to_string(device) + ": cudaMallocAsync of " + byte_count_text(bytes) +
+         " failed: " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")";
+}
+
 template <class T>
 class device_buffer {
  public:
@@ -24,14 +32,11 @@ class device_buffer {
     const std::size_t bytes = count * sizeof(T);
     device_guard guard(device);
     void* p = nullptr;
-    cudaError_t status = cudaMallocAsync(&p, bytes, nax::cuda::stream(device));
-    if (status == cudaErrorMemoryAllocation) {
+    const cudaError_t status = cudaMallocAsync(&p, bytes, nax::cuda::stream(device));
+    if (status != cudaSuccess) {
       (void)cudaGetLastError();
-      throw device_error("nax: out of device memory on CUDA device " + std::to_string(device) +
-                         ": cudaMallocAsync of " + byte_count_text(bytes) + " failed (" +
-                         cudaGetErrorString(status) + ")");
+      throw device_error(allocation_error_text(status, bytes, device));
     }
-    check(status, "cudaMallocAsync");
     data_ = static_cast<T*>(p);
   }
   device_buffer(device_buffer&& other) noexcept
