@@ -4,6 +4,8 @@
 // copy of an array on another GPU.
 #include "device_support.hpp"
 
+#include <cstdint>
+#include <limits>
 #include <optional>
 
 namespace {
@@ -172,6 +174,37 @@ TEST_CASE("cuda: assignment in place, through views, and aliasing") {
   nax::Array<float, i, j> h2 = ht * ht;
   check_same(nax::cuda::to_host(e), h2);
   check_same(nax::cuda::to_host(copy * copy), h2);  // to_host of an expression evaluates it on the device
+}
+
+// nax keeps freed pool memory (release threshold: everything) unless told otherwise.
+TEST_CASE("cuda: the memory pool keeps freed memory up to its release threshold") {
+  if (no_device()) return;
+  const int device = nax::cuda::current_device();
+  CHECK(nax::cuda::pool_release_threshold(device) == std::numeric_limits<std::uint64_t>::max());
+  cudaMemPool_t pool = nullptr;
+  NAX_CUDA_CHECK(cudaDeviceGetMemPool(&pool, device));
+  const auto reserved = [&] {
+    std::uint64_t bytes = 0;
+    NAX_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &bytes));
+    return bytes;
+  };
+  const std::uint64_t size = std::uint64_t{256} << 20;
+  const auto allocate_and_free = [&] {
+    nax::cuda::Array<float, i> big({static_cast<nax::index_t>(size / sizeof(float))});
+    nax::cuda::synchronize();
+    CHECK(reserved() >= size);
+  };
+  allocate_and_free();
+  nax::cuda::synchronize();
+  CHECK(reserved() >= size);  // freed, and kept by the pool for the next allocation
+  nax::cuda::set_pool_release_threshold(0);
+  CHECK(nax::cuda::pool_release_threshold() == 0);
+  allocate_and_free();
+  nax::cuda::synchronize();
+  CHECK(reserved() < size);  // returned at the synchronisation
+  nax::cuda::set_pool_release_threshold(std::numeric_limits<std::uint64_t>::max(), device);
+  CHECK_THROWS_WITH_AS(nax::cuda::set_pool_release_threshold(0, nax::cuda::device_count()),
+                       doctest::Contains("does not exist"), nax::device_error);
 }
 
 // Runs without a device too: the message of every failed allocation names the size.

@@ -1,10 +1,13 @@
 // Devices and streams: nax::cuda::device_count(), has_device(), one stream per device
-// (created on first use, lives as long as the program), synchronize().
+// (created on first use, lives as long as the program), synchronize(), and the release
+// threshold of each device's memory pool (set_pool_release_threshold).
 // All nax work for a device (allocations, copies, kernels, cuBLAS) is ordered on its stream.
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -56,7 +59,12 @@ class device_guard {
 struct device_state {
   cudaStream_t stream = nullptr;
   int multiprocessors = 0;
+  cudaMemPool_t pool = nullptr;  // the pool cudaMallocAsync draws from; null without pool support
 };
+
+// What nax sets as the release threshold of a device's memory pool when it first uses the
+// device: keep all freed memory (below).
+inline constexpr std::uint64_t default_pool_release_threshold = std::numeric_limits<std::uint64_t>::max();
 
 struct device_states {
   std::mutex mutex;
@@ -86,6 +94,13 @@ inline const device_state& state(int device) {
     device_guard guard(device);
     NAX_CUDA_CHECK(cudaStreamCreateWithFlags(&made->stream, cudaStreamNonBlocking));
     NAX_CUDA_CHECK(cudaDeviceGetAttribute(&made->multiprocessors, cudaDevAttrMultiProcessorCount, device));
+    int pools = 0;
+    NAX_CUDA_CHECK(cudaDeviceGetAttribute(&pools, cudaDevAttrMemoryPoolsSupported, device));
+    if (pools) {
+      NAX_CUDA_CHECK(cudaDeviceGetMemPool(&made->pool, device));
+      std::uint64_t keep = default_pool_release_threshold;
+      NAX_CUDA_CHECK(cudaMemPoolSetAttribute(made->pool, cudaMemPoolAttrReleaseThreshold, &keep));
+    }
     slot = std::move(made);
   }
   return *slot;
@@ -104,6 +119,32 @@ inline void synchronize(int device) {
   NAX_CUDA_CHECK(cudaStreamSynchronize(stream(device)));
 }
 inline void synchronize() { synchronize(current_device()); }
+
+// The release threshold of `device`'s memory pool (cudaMemPoolAttrReleaseThreshold): at each
+// synchronisation the pool returns the memory it holds beyond this many bytes, freed but
+// reserved, to the driver. nax sets it to "everything" (UINT64_MAX) when it first uses a
+// device, so that memory freed by one step is reused by the next instead of mapped again;
+// the price is that other allocators (cudaMalloc: cuBLAS's workspace, NCCL, other libraries)
+// cannot have it. A lower threshold caps what the pool keeps; 0 returns all of it at every
+// synchronisation (CUDA's own default). Raises device_error for a device that does not exist
+// or has no memory pools.
+inline void set_pool_release_threshold(std::uint64_t bytes, int device) {
+  const auto& s = detail::state(device);
+  if (!s.pool)
+    throw device_error("nax: CUDA device " + std::to_string(device) + " has no memory pools (cudaMallocAsync)");
+  detail::device_guard guard(device);
+  NAX_CUDA_CHECK(cudaMemPoolSetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &bytes));
+}
+inline void set_pool_release_threshold(std::uint64_t bytes) { set_pool_release_threshold(bytes, current_device()); }
+inline std::uint64_t pool_release_threshold(int device) {
+  const auto& s = detail::state(device);
+  if (!s.pool)
+    throw device_error("nax: CUDA device " + std::to_string(device) + " has no memory pools (cudaMallocAsync)");
+  std::uint64_t bytes = 0;
+  NAX_CUDA_CHECK(cudaMemPoolGetAttribute(s.pool, cudaMemPoolAttrReleaseThreshold, &bytes));
+  return bytes;
+}
+inline std::uint64_t pool_release_threshold() { return pool_release_threshold(current_device()); }
 
 namespace detail {
 // Copies `bytes` from `from` (memory of device `source`) to `to` (memory of device
