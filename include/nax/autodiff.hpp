@@ -1,5 +1,9 @@
 // Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad.
 #pragma once
+// Evaluations inside grad are recorded unless NAX_NO_TAPE is defined (nax.hpp says why).
+#if !defined(NAX_NO_TAPE) && !defined(NAX_TAPE_RECORDING)
+#define NAX_TAPE_RECORDING 1
+#endif
 #include "autodiff/cotangent.hpp"
 #include "autodiff/variables.hpp"
 #include "autodiff/rules.hpp"

@@ -12,7 +12,7 @@
 #include <tuple>
 #include <utility>
 
-#include "rules.hpp"
+#include "record.hpp"
 
 namespace nax {
 namespace detail::ad {
@@ -74,6 +74,83 @@ auto value_of(const L& leaf) {
   }
 }
 
+// The storage of each leaf of a differentiated argument, tracked by the tape (indices appended
+// to `tracked`, in variables_of's order).
+template <class Tree>
+void track_arguments(tape& record, const Tree& tree, std::vector<std::size_t>& tracked) {
+  if constexpr (!is_vector_argument_v<Tree>)
+    std::apply([&](const auto&... leaf) { (tracked.push_back(record.track_argument(argument_view(leaf))), ...); },
+               tree_leaves(tree));
+}
+
+// The gradients of a differentiated std::vector of pytrees of arrays (a run-time number of
+// layers): one gradient array per leaf of each element, linked to the tape (tape.hpp), whose
+// leaf rule adds into it wherever the element's leaf is read, in f's result or in a recorded
+// evaluation. The gradient is a std::vector of the elements' gradient trees.
+template <class Leaf>
+using leaf_space_t = space_of_t<decltype(as_expr(std::declval<const Leaf&>()))>;
+template <class Leaf>
+using leaf_gradient_t = typename leaf_space_t<Leaf>::template array<typename Leaf::value_type, typename Leaf::axes_type>;
+
+template <class Elem, class Leaves = decltype(tree_leaves(std::declval<const Elem&>()))>
+struct vector_gradients;
+template <class Elem, class... Ls>
+struct vector_gradients<Elem, std::tuple<Ls...>> {
+  std::vector<std::tuple<std::shared_ptr<leaf_gradient_t<std::remove_cvref_t<Ls>>>...>> grads;
+
+  template <class Leaf>
+  static auto track_leaf(tape& record, const Leaf& leaf) {
+    using T = typename Leaf::value_type;
+    static_assert(require_floating_variable<T, Leaf>::value);
+    using G = leaf_gradient_t<Leaf>;
+    const auto view = argument_view(leaf);
+    auto gradient = std::make_shared<G>(view.extents());
+    record.template link_argument<leaf_space_t<Leaf>, T, typename Leaf::axes_type>(record.track_argument(view),
+                                                                                   gradient);
+    return gradient;
+  }
+  vector_gradients(tape& record, const std::vector<Elem>& elements) {
+    grads.reserve(elements.size());
+    for (const Elem& e : elements)
+      grads.push_back(std::apply([&](const auto&... leaf) { return std::make_tuple(track_leaf(record, leaf)...); },
+                                 tree_leaves(e)));
+  }
+  auto gradients(const std::vector<Elem>& elements) {
+    auto take = [&](std::size_t i) {
+      return [&, i](const auto&, auto index) { return std::move(*std::get<decltype(index)::value>(grads[i])); };
+    };
+    std::vector<decltype(tree_transform_leaves_indexed(elements[0], take(0)))> out;
+    out.reserve(elements.size());
+    for (std::size_t i = 0; i != elements.size(); ++i) out.push_back(tree_transform_leaves_indexed(elements[i], take(i)));
+    return out;
+  }
+};
+struct no_vector_gradients {};
+
+template <class Arg>
+auto vector_gradients_of(tape& record, const Arg& arg) {
+  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>(record, arg);
+  else return no_vector_gradients{};
+}
+// Each variable's gradient is where the recorded evaluations' backward passes add into its
+// argument's cotangent; a gradient with the output's mapped axes (per-member gradients) is
+// not linked (tape.hpp raises an error if an evaluation reaches it).
+template <class Space, class Vars>
+void link_arguments(tape& record, const std::vector<std::size_t>& tracked, const Vars& vars) {
+  std::size_t i = 0;
+  std::apply(
+      [&](const auto&... v) {
+        auto link = [&](const auto& var) {
+          using V = std::remove_cvref_t<decltype(var)>;
+          if constexpr (V::extra_axes::size == 0)
+            record.template link_argument<Space, typename V::value_type, typename V::var_axes>(tracked[i], var.grad);
+          ++i;
+        };
+        (link(v), ...);
+      },
+      vars);
+}
+
 // The index of argument p's first leaf among all differentiated leaves.
 constexpr std::size_t leaf_offset(const std::size_t* counts, std::size_t p) {
   std::size_t o = 0;
@@ -129,7 +206,17 @@ auto differentiate(const F& f, const Args&... args) {
     return std::tuple<decltype(prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given)))...>(
         prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given))...);
   }(std::index_sequence_for<Args...>{});
-  auto out = as_expr(std::apply(f, all));
+  // f runs with a tape (tape.hpp): its evaluations that read the arguments are recorded.
+  tape record(true);
+  std::vector<std::size_t> tracked;
+  auto dynamic = std::make_tuple(vector_gradients_of(record, std::get<Argnums>(all))...);
+  constexpr bool has_vectors = (is_vector_argument_v<std::remove_cvref_t<decltype(std::get<Argnums>(all))>> || ...);
+  auto out = [&] {
+    tape_scope scope(record);
+    (track_arguments(record, std::get<Argnums>(all), tracked), ...);
+    return as_expr(std::apply(f, all));
+  }();
+  record.finish_forward(out);
   using Out = decltype(out);
   static_assert(require_scalar_output<visible_t<Out>>::value);
   static_assert(require_floating_output<typename Out::value_type>::value);
@@ -138,17 +225,26 @@ auto differentiate(const F& f, const Args&... args) {
   using Space = space_of_t<Out>;
   auto vars = std::tuple_cat(variables_of<Hout, Space>(std::get<Argnums>(all), out)...);
   state<Space, Hout, decltype(vars)> st{Space::make_context(), std::move(vars)};
+  if (record.has_entries() || has_vectors) {
+    link_arguments<Space>(record, tracked, st.vars);
+    st.record = &record;
+  }
   auto value = Space::materialise(out, st.ctx);
   backprop(out, Scalar<T>{{}, T(1)}, st);
+  if (record.has_entries()) record.run_backward();
 
   // The gradients, rebuilt with each argument's structure (leaf offsets: earlier arguments' counts).
   static constexpr std::size_t counts[] = {leaf_count_v<std::remove_cvref_t<decltype(std::get<Argnums>(all))>>..., 0};
   auto tree_of = [&]<std::size_t P>(std::integral_constant<std::size_t, P>) {
     constexpr std::size_t offset = leaf_offset(counts, P);
     constexpr std::size_t argnum = std::get<P>(std::array<std::size_t, sizeof...(Argnums)>{Argnums...});
-    return tree_transform_leaves_indexed(std::get<argnum>(all), [&](const auto&, auto index) {
-      return gradient_of(std::get<offset + decltype(index)::value>(st.vars));
-    });
+    if constexpr (is_vector_argument_v<std::remove_cvref_t<decltype(std::get<argnum>(all))>>) {
+      return std::get<P>(dynamic).gradients(std::get<argnum>(all));
+    } else {
+      return tree_transform_leaves_indexed(std::get<argnum>(all), [&](const auto&, auto index) {
+        return gradient_of(std::get<offset + decltype(index)::value>(st.vars));
+      });
+    }
   };
   auto grads = [&]<std::size_t... P>(std::index_sequence<P...>) {
     if constexpr (sizeof...(P) == 1) return tree_of(std::integral_constant<std::size_t, 0>{});
@@ -179,7 +275,16 @@ auto differentiate_second(const F& inner_grad, const Args&... args) {
       return std::tuple<decltype(prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given)))...>(
           prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given))...);
     }(std::index_sequence_for<Args...>{});
-    auto out = as_expr(std::apply(inner_grad.f, all));
+    // The tape only guards (raw reads, evaluations): grad(grad(f)) records no evaluations yet.
+    tape record(false);
+    std::vector<std::size_t> tracked;
+    auto out = [&] {
+      tape_scope scope(record);
+      track_arguments(record, std::get<inner>(all), tracked);
+      (track_arguments(record, std::get<OuterArgnums>(all), tracked), ...);
+      return as_expr(std::apply(inner_grad.f, all));
+    }();
+    record.finish_forward(out);
     using Out = decltype(out);
     static_assert(require_scalar_output<visible_t<Out>>::value);
     static_assert(require_floating_output<typename Out::value_type>::value);

@@ -11,22 +11,9 @@
 
 #include "../mesh/communicator.hpp"
 #include "cotangent.hpp"
-#include "variables.hpp"
+#include "tape.hpp"
 
 namespace nax::detail::ad {
-
-// What the backward pass carries: the evaluation context and the variables. Sink: what to
-// do, besides accumulating, with each cotangent that reaches a use of a variable; grad(grad(f))
-// differentiates it once more (grad.hpp). no_sink: nothing.
-struct no_sink {};
-template <class Space, class Hout, class Vars, class Sink = no_sink>
-struct state {
-  using space = Space;
-  using output_hidden = Hout;
-  typename Space::context ctx;
-  Vars vars;
-  Sink sink{};
-};
 
 template <class E, class Ct, class St>
 void backprop(const E& e, Ct ct, St& st);
@@ -43,17 +30,19 @@ void rule(const E&, const Ct&, St&) {
 }
 
 // A leaf (of either memory space): adds the cotangent into the gradient of each variable
-// it is a use of.
+// it is a use of; else, when f recorded evaluations, into the tracked buffer it is (tape.hpp).
 template <leaf_node L, class Ct, class St>
 void rule(const L& l, const Ct& ct, St& st) {
   using T = typename L::value_type;
   using Space = typename St::space;
+  bool matched = false;
   std::apply(
       [&](auto&... v) {
         auto add = [&](auto& var) {
           using V = std::remove_cvref_t<decltype(var)>;
           if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
             if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
+              matched = true;
               auto& g = *var.grad;
               Space::assign(Space::writable(g), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
                                                                     make_map<fn::cast_to<T>>(ct)),
@@ -65,6 +54,7 @@ void rule(const L& l, const Ct& ct, St& st) {
         (add(v), ...);
       },
       st.vars);
+  if (!matched && st.record) st.record->template accumulate<Space>(l, ct, st.ctx);
 }
 
 template <class F>
@@ -80,6 +70,10 @@ struct require_derivative {
   static constexpr bool value = true;
 };
 
+// stop_gradient: no cotangent goes through (reaches() is false for it too).
+template <class C, class Ct, class St>
+void rule(const Map<fn::stop_gradient, C>&, const Ct&, St&) {}
+
 // Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast and +
 // pass it on, - negates it for its second operand, * multiplies it by the other factor.
 template <class F, class... Cs, class Ct, class St>
@@ -90,7 +84,7 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
       using C = std::tuple_element_t<J, std::tuple<Cs...>>;
       if constexpr (std::is_floating_point_v<typename C::value_type>) {
         const C& child = std::get<J>(m.children);
-        if (!reaches(child, st.vars)) return;
+        if (!reaches(child, st)) return;
         if constexpr (std::is_same_v<F, fn::select>) {
           if constexpr (J == 1) backprop(child, make_map<fn::select>(std::get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
           else if constexpr (J == 2) backprop(child, make_map<fn::select>(std::get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
@@ -157,9 +151,9 @@ void rule(const Contract<A, B, K...>& n, const Ct& ct, St& st) {
       else return Contract<Ct, Other, O...>(ct, other);
     }(outer);
   };
-  if (reaches(n.a, st.vars))
+  if (reaches(n.a, st))
     backprop(n.a, adjoint(n.b, intersection_t<typename N::b_outer_axes, visible_t<B>>{}), st);
-  if (reaches(n.b, st.vars))
+  if (reaches(n.b, st))
     backprop(n.b, adjoint(n.a, intersection_t<typename N::a_outer_axes, visible_t<A>>{}), st);
 }
 
@@ -301,7 +295,7 @@ namespace nax::detail::ad {
 template <class E, class Ct, class St>
 void backprop(const E& e, Ct ct, St& st) {
   if constexpr (std::is_floating_point_v<typename E::value_type>) {
-    if (!reaches(e, st.vars)) return;
+    if (!reaches(e, st)) return;
     rule(e, fit<typename E::axes_type, typename St::output_hidden>(std::move(ct)), st);
   }
 }

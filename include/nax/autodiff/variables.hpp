@@ -8,6 +8,7 @@
 #include <memory>
 #include <string>
 
+#include "../expr/leaves.hpp"
 #include "../tree/tree.hpp"
 #include "../backend/host/space.hpp"
 
@@ -100,12 +101,49 @@ constexpr bool all_arrays() {
 
 // The argument f sees: the user's own when it is not differentiated or is made of Arrays
 // (a Hana struct stays that struct), else the tree with every leaf owned as above.
+// A differentiated std::vector (a run-time number of layers): its gradients are the tape's
+// (grad.hpp's vector_gradients), not static variables.
+template <class Tree>
+inline constexpr bool is_vector_argument_v = tree_kind_v<std::remove_cvref_t<Tree>> == tree_kind::std_vector;
+
+template <class Vector>
+struct require_vector_of_arrays {
+  static_assert(!holds_vector<typename Vector::value_type>() && all_arrays<typename Vector::value_type>(),
+                "nax: grad differentiates a std::vector whose elements are pytrees of nax::Arrays (Vector: "
+                "its elements hold something else, or another std::vector)");
+  static constexpr bool value = true;
+};
+template <class Tree>
+struct require_vector_on_top {
+  static_assert(!holds_vector<Tree>() || is_vector_argument_v<Tree>,
+                "nax: grad differentiates a std::vector only as a whole argument (Tree holds one deeper down); "
+                "pass the std::vector of layers as an argument of its own");
+  static constexpr bool value = true;
+};
+
 template <bool Differentiated, class Arg>
 decltype(auto) prepare_argument(const Arg& arg) {
-  if constexpr (!Differentiated || all_arrays<Arg>()) {
+  if constexpr (!Differentiated) {
+    return (arg);
+  } else if constexpr (is_vector_argument_v<Arg>) {
+    static_assert(require_vector_of_arrays<Arg>::value);
     return (arg);
   } else {
-    return tree_transform_leaves(arg, [](const auto& leaf) { return own_leaf(leaf); });
+    static_assert(require_vector_on_top<Arg>::value);
+    if constexpr (all_arrays<Arg>()) return (arg);
+    else return tree_transform_leaves(arg, [](const auto& leaf) { return own_leaf(leaf); });
+  }
+}
+
+// The storage of a differentiated leaf, as nax's host view type (the pointer may be device memory).
+template <class Leaf>
+auto argument_view(const Leaf& leaf) {
+  using D = std::remove_cvref_t<Leaf>;
+  if constexpr (is_array<D>::value) {
+    if constexpr (requires { leaf.view().host_typed(); }) return leaf.view().host_typed();
+    else return leaf.view();
+  } else {
+    return leaf.child.view;  // an owned leaf
   }
 }
 
@@ -113,31 +151,25 @@ template <class Hout, class Space, class Leaf, class Out>
 auto variable_of_leaf(const Leaf& leaf, const Out& out) {
   using D = std::remove_cvref_t<Leaf>;
   static_assert(require_floating_variable<typename D::value_type, D>::value);
-  if constexpr (is_array<D>::value) {
-    if constexpr (requires { leaf.view().host_typed(); }) return make_variable<Hout, Space>(leaf.view().host_typed(), out);
-    else return make_variable<Hout, Space>(leaf.view(), out);
-  } else {
-    return make_variable<Hout, Space, typename D::hidden_type>(leaf.child.view, out);  // an owned leaf
-  }
+  if constexpr (is_array<D>::value) return make_variable<Hout, Space>(argument_view(leaf), out);
+  else return make_variable<Hout, Space, typename D::hidden_type>(argument_view(leaf), out);
 }
 
 // The variables of one differentiated argument (a pytree), in depth-first leaf order.
 template <class Hout, class Space, class Tree, class Out>
 auto variables_of(const Tree& tree, const Out& out) {
-  return std::apply(
+  if constexpr (is_vector_argument_v<Tree>) return std::tuple<>{};  // (the tape's)
+  else return std::apply(
       [&](const auto&... leaf) { return std::make_tuple(variable_of_leaf<Hout, Space>(leaf, out)...); },
       tree_leaves(tree));
 }
 
 template <class Tree>
-inline constexpr std::size_t leaf_count_v = std::tuple_size_v<decltype(tree_leaves(std::declval<const Tree&>()))>;
+inline constexpr std::size_t leaf_count_v = [] {
+  if constexpr (is_vector_argument_v<Tree>) return std::size_t{0};
+  else return std::tuple_size_v<decltype(tree_leaves(std::declval<const Tree&>()))>;
+}();
 
-// A leaf of any memory space: a strided view (Leaf on the host, the CUDA backend's DeviceLeaf).
-template <class L>
-concept leaf_node = requires(const L& l) {
-  l.view.data();
-  l.view.strides();
-};
 
 // Is leaf l exactly a view of variable v (same storage, extents and strides)?
 template <class V, leaf_node L>
@@ -158,19 +190,22 @@ bool is_use_of(const V& v, const L& l) {
   return false;
 }
 
-// Does expression e depend on any variable? (Integer and bool values never do.)
-template <class E, class Vars>
-bool reaches(const E& e, const Vars& vars) {
-  if constexpr (!std::is_floating_point_v<typename E::value_type>) {
+// Does expression e depend on any variable, or on a buffer the tape tracks (st.record: an
+// argument or the output of a recorded evaluation)? Integer and bool values never do, nor
+// anything below stop_gradient.
+template <class E, class St>
+bool reaches(const E& e, const St& st) {
+  if constexpr (!std::is_floating_point_v<typename E::value_type> || is_stop_gradient<E>::value) {
     return false;
   } else if constexpr (leaf_node<E>) {
-    return std::apply([&](const auto&... v) { return (is_use_of(v, e) || ... || false); }, vars);
+    return std::apply([&](const auto&... v) { return (is_use_of(v, e) || ... || false); }, st.vars) ||
+           (st.record && st.record->depends_leaf(e));
   } else if constexpr (requires { e.children; }) {
-    return std::apply([&](const auto&... c) { return (reaches(c, vars) || ... || false); }, e.children);
+    return std::apply([&](const auto&... c) { return (reaches(c, st) || ... || false); }, e.children);
   } else if constexpr (requires { e.a; e.b; }) {
-    return reaches(e.a, vars) || reaches(e.b, vars);
+    return reaches(e.a, st) || reaches(e.b, st);
   } else if constexpr (requires { e.child; }) {
-    return reaches(e.child, vars);
+    return reaches(e.child, st);
   } else {
     return false;
   }

@@ -14,6 +14,7 @@
 #include "array_view.hpp"
 #include "buffer_cache.hpp"
 #include "element_type.hpp"
+#include "tape_hooks.hpp"
 
 namespace nax {
 
@@ -101,14 +102,18 @@ class Array {
     detail::evaluate_into(view(), expression);
   }
 
+  // Inside grad a copy is an evaluation (recorded when other depends on a differentiated argument).
   Array(const Array& other) : Array(uninitialized, other.extents_) {
-    std::copy_n(other.data(), size_, data_.get());
+    if (detail::active_tape) [[unlikely]] detail::evaluate_into(view(), other.view());
+    else std::copy_n(other.data_.get(), size_, data_.get());
   }
   // A moved-from array is empty: every extent 0, no storage (rank 0: item() throws).
   Array(Array&& other) noexcept
       : extents_(std::exchange(other.extents_, {})), size_(std::exchange(other.size_, 0)),
         data_(std::move(other.data_)) {}
   Array& operator=(Array&& other) noexcept {
+    if (this == &other) return *this;
+    release_to_tape();
     extents_ = std::exchange(other.extents_, {});
     size_ = std::exchange(other.size_, 0);
     data_ = std::move(other.data_);
@@ -130,15 +135,24 @@ class Array {
     static_assert(detail::require_same_axis_set<
                   axes_type, detail::difference_t<typename E::axes_type, typename E::hidden_type>>::value);
     auto extents = detail::extents_by_name<axes_type>(expression);
-    if (extents == extents_ && data_)
+    // Inside grad, h = f(h) gives h a fresh buffer: the record may still read the old one.
+    if (extents == extents_ && data_ && !detail::active_tape)
       detail::evaluate_into(view(), expression);
     else
       *this = Array(expression);
     return *this;
   }
 
-  T* data() { return data_.get(); }
-  const T* data() const { return data_.get(); }
+  // Inside grad, a raw pointer into a value that depends on a differentiated argument is an
+  // error (it would cut the derivative silently); so is a writable one into what the record reads.
+  T* data() {
+    detail::check_raw_access(data_.get(), bytes(), true, "data()");
+    return data_.get();
+  }
+  const T* data() const {
+    detail::check_raw_access(data_.get(), bytes(), false, "data()");
+    return data_.get();
+  }
   index_t size() const { return size_; }
   const std::array<index_t, rank>& extents() const { return extents_; }
   std::array<index_t, rank> strides() const { return detail::row_major_strides(extents_); }
@@ -154,16 +168,19 @@ class Array {
   template <class... Is>
     requires(sizeof...(Is) == rank && (std::is_integral_v<Is> && ...))
   T& operator()(Is... indices) {
+    detail::check_raw_access(data_.get(), bytes(), true, "operator()");
     return view()(indices...);
   }
   template <class... Is>
     requires(sizeof...(Is) == rank && (std::is_integral_v<Is> && ...))
   const T& operator()(Is... indices) const {
+    detail::check_raw_access(data_.get(), bytes(), false, "operator()");
     return view()(indices...);
   }
   T item() const {
     static_assert(detail::require_rank_zero<axes_type>::value);
     if (!data_) throw shape_error("nax: item() of an empty (moved-from) array");
+    detail::check_raw_access(data_.get(), bytes(), false, "item()");
     return data_.get()[0];
   }
 
@@ -172,12 +189,24 @@ class Array {
   const T* begin() const { return data(); }
   const T* end() const { return data() + size_; }
 
+  ~Array() { release_to_tape(); }
+
  private:
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
   Array(uninitialized_t, const std::array<index_t, rank>& extents)
       : extents_(extents), size_(detail::checked_size(axes_type{}, extents)),
         data_(detail::allocate_aligned<T>(std::max<index_t>(size_, 1))) {}
+
+  std::size_t bytes() const { return data_.get_deleter().bytes; }
+  // Inside grad, storage about to be freed or replaced goes to the record, which keeps what
+  // the backward pass reads (and every buffer until f returns: f's result may read it).
+  void release_to_tape() noexcept {
+    if (detail::active_tape && data_) [[unlikely]] {
+      const std::size_t n = bytes();
+      detail::active_tape->adopt(data_.release(), n);
+    }
+  }
 
   std::array<index_t, rank> extents_{};
   index_t size_ = 0;

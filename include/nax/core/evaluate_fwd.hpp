@@ -10,5 +10,9 @@ namespace detail {
 // Writes expression e into out, mapping axes by name; throws shape_error on extent mismatch.
 template <class T, class... As, class E>
 void evaluate_into(const ArrayView<T, As...>& out, const E& e);
+// evaluate_into while a grad runs (core/tape_hooks.hpp): records the evaluation when e
+// depends on a differentiated argument. Defined by the autodiff layer (autodiff/tape.hpp).
+template <class T, class... As, class E>
+void evaluate_recorded(const ArrayView<T, As...>& out, const E& e);
 }  // namespace detail
 }  // namespace nax

@@ -39,6 +39,17 @@ NAX_SAME_TYPE_UNARY(square, return static_cast<A>(wrapping(x) * wrapping(x)))
 NAX_SAME_TYPE_UNARY(relu, return x < A(0) ? A(0) : x)  // NaN stays NaN, as jax.nn.relu
 #undef NAX_SAME_TYPE_UNARY
 
+// stop_gradient: the identity on values; grad sends it no cotangent (autodiff/rules.hpp), and
+// an evaluation of it inside grad records nothing (autodiff/tape.hpp).
+struct stop_gradient {
+  template <class A>
+  using result = A;
+  template <class A>
+  NAX_HOST_DEVICE constexpr A operator()(A x) const {
+    return x;
+  }
+};
+
 // Unary ops with a floating result (floating_t: float stays float, int32 gives float, int64 double).
 #define NAX_FLOAT_UNARY(NAME, BODY)                                              \
   struct NAME {                                                                 \

@@ -66,6 +66,8 @@ NAX_UNARY_FUNCTION(tanh, tanh)
 NAX_UNARY_FUNCTION(erf, erf)
 NAX_UNARY_FUNCTION(sigmoid, sigmoid)
 NAX_UNARY_FUNCTION(log_sigmoid, log_sigmoid)
+// stop_gradient(x): x's value, with no derivative: grad treats it as a constant (jax.lax.stop_gradient).
+NAX_UNARY_FUNCTION(stop_gradient, stop_gradient)
 #undef NAX_UNARY_FUNCTION
 
 // Converts every element to T.

@@ -19,6 +19,7 @@
 
 #include "../backend/host/assign.hpp"
 #include "../backend/host/space.hpp"
+#include "../expr/leaves.hpp"
 #include "../mesh/collective_host.hpp"
 #include "../mesh/global_array.hpp"
 #include "../mesh/mesh.hpp"
@@ -178,6 +179,25 @@ struct xmapped {
   template <std::size_t I>
   using binding = std::tuple_element_t<I, binding_list>;
 
+  // Inside grad (autodiff/tape.hpp): the devices' programs run on the mesh's threads, which
+  // the tape does not see, so an argument that depends on a differentiated argument would
+  // reach the results as a constant. grad belongs inside the mapped function, as in the seeds.
+  template <class Arg>
+  static void refuse_recorded_argument(const Arg& arg) {
+    if constexpr (pytree<Arg>) {
+      auto look = [](const auto& leaf) {
+        if constexpr (array_like<decltype(leaf)>) {
+          if (depends_on_tape(as_expr(leaf), *active_tape))
+            throw argument_error(
+                "nax: grad: f calls xmap (or pmap) with an argument that depends on a differentiated argument; "
+                "the mesh's devices are not recorded, so its derivative would be lost. Call grad inside the "
+                "mapped function instead (xmap of a function that calls value_and_grad)");
+        }
+      };
+      std::apply([&](const auto&... leaf) { (look(leaf), ...); }, tree_leaves(arg));
+    }
+  }
+
   template <class... Args>
   auto operator()(Args&&... args) const {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
@@ -192,6 +212,7 @@ struct xmapped {
     }(std::make_index_sequence<nb>{});
 
     (check_global_array_sharding(args), ...);
+    if (active_tape) [[unlikely]] (refuse_recorded_argument(args), ...);
     using Outputs = decltype(run_on_device(global, 0, args...));
     using Space = typename program_space<Outputs>::type;
     using Local = decltype(evaluate_outputs<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));

@@ -16,6 +16,9 @@ auto leaves_of(Tree&& tree) {
       return std::tuple<D>(std::move(tree));
   } else if constexpr (tree_kind_v<D> == tree_kind::not_a_tree) {
     return std::tuple<>{};  // require_pytree has named the type
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    static_assert(require_static_tree<D>::value);
+    return std::tuple<>{};
   } else {
     return [&]<std::size_t... I>(std::index_sequence<I...>) {
       return std::tuple_cat(leaves_of(tree_child<I>(std::forward<Tree>(tree)))...);
@@ -28,6 +31,8 @@ void for_each_leaf(Tree&& tree, F& f) {
   using D = std::remove_cvref_t<Tree>;
   if constexpr (tree_kind_v<D> == tree_kind::leaf) {
     f(std::forward<Tree>(tree), std::integral_constant<std::size_t, Offset>{});
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    static_assert(require_static_tree<D>::value);
   } else if constexpr (tree_kind_v<D> != tree_kind::not_a_tree) {
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       (for_each_leaf<Offset + leaf_offset_of<I, D>()>(tree_child<I>(std::forward<Tree>(tree)), f), ...);

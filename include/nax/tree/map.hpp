@@ -92,12 +92,41 @@ auto map_child(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
       leaf_fn, tree_child<I>(std::forward<Tree>(tree)), tree_child<I>(std::forward<Trees>(trees))...);
 }
 
+// A std::vector node: a run-time number of elements, each mapped as a tree of its own (the
+// trees' vectors must have one length); the results are a std::vector. Leaf indices do not
+// reach inside (tree_transform_leaves_indexed refuses vectors).
+template <std::size_t Offset, class LeafFn, class Tree, class... Trees>
+auto map_vector(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
+  using D = std::remove_cvref_t<Tree>;
+  const std::size_t n = tree.size();
+  auto check = [&](std::size_t m) {
+    if (m != n)
+      throw shape_error("nax: tree_map: std::vectors of different lengths at the same place of the trees (" +
+                        std::to_string(n) + " and " + std::to_string(m) + " elements)");
+  };
+  (check(trees.size()), ...);
+  auto element = [](auto&& v, std::size_t i) -> decltype(auto) {
+    using V = decltype(v);
+    return static_cast<copy_reference_t<V, typename std::remove_cvref_t<V>::value_type>>(v[i]);
+  };
+  using R = std::remove_cvref_t<decltype(map_leaves<Offset>(
+      leaf_fn, std::declval<copy_reference_t<Tree&&, typename D::value_type>>(),
+      std::declval<copy_reference_t<Trees&&, typename std::remove_cvref_t<Trees>::value_type>>()...))>;
+  std::vector<R> results;
+  results.reserve(n);
+  for (std::size_t i = 0; i != n; ++i)
+    results.push_back(map_leaves<Offset>(leaf_fn, element(std::forward<Tree>(tree), i), element(std::forward<Trees>(trees), i)...));
+  return results;
+}
+
 template <std::size_t Offset, class LeafFn, class Tree, class... Trees>
 auto map_leaves(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
   using D = std::remove_cvref_t<Tree>;
   if constexpr (tree_kind_v<D> == tree_kind::leaf) {
     return leaf_fn(std::integral_constant<std::size_t, Offset>{}, std::forward<Tree>(tree),
                    std::forward<Trees>(trees)...);
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    return map_vector<Offset>(leaf_fn, std::forward<Tree>(tree), std::forward<Trees>(trees)...);
   } else if constexpr (tree_kind_v<D> == tree_kind::std_array && node_size_v<D> == 0) {
     // No element to map: the element type is what mapping one would give.
     using Element = decltype(map_leaves<Offset>(
@@ -134,6 +163,8 @@ template <class Tree, class F>
 auto tree_transform_leaves_indexed(Tree&& tree, F&& f) {
   if constexpr (!is_pytree<Tree>()) {
     report_not_pytree<Tree>();
+  } else if constexpr (holds_vector<Tree>()) {
+    static_assert(require_static_tree<std::vector<std::remove_cvref_t<Tree>>>::value);
   } else {
     auto leaf_fn = [&](auto index, auto&& leaf) { return f(std::forward<decltype(leaf)>(leaf), index); };
     return map_leaves<0>(leaf_fn, std::forward<Tree>(tree));

@@ -14,6 +14,11 @@ template <class F, class Acc, class Tree>
 auto reduce_leaves(F& f, Acc&& acc, const Tree& tree) {
   if constexpr (tree_kind_v<Tree> == tree_kind::leaf) {
     return f(std::forward<Acc>(acc), leaf_argument(tree));
+  } else if constexpr (tree_kind_v<Tree> == tree_kind::std_vector) {
+    // A run-time number of elements: the accumulator keeps one type (a number, an Array).
+    std::remove_cvref_t<Acc> total(std::forward<Acc>(acc));
+    for (const auto& element : tree) total = reduce_leaves(f, std::move(total), element);
+    return total;
   } else {
     return reduce_children<0>(f, std::forward<Acc>(acc), tree);
   }

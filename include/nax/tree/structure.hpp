@@ -44,6 +44,8 @@ constexpr bool same_structure() {
     return false;
   else if constexpr (tree_kind_v<L> == tree_kind::leaf)
     return true;
+  else if constexpr (tree_kind_v<L> == tree_kind::std_vector)  // (lengths: checked at run time)
+    return same_structure<typename L::value_type, typename R::value_type>();
   else
     return []<std::size_t... I>(std::index_sequence<I...>) {
       return (same_structure<tree_child_t<I, L&>, tree_child_t<I, R&>>() && ...);
@@ -65,6 +67,8 @@ void report_structure_mismatch() {
     report_not_pytree<R>();
   } else if constexpr (!same_node_shape_v<L, R>) {
     (void)require_same_structure<L, R>::value;
+  } else if constexpr (tree_kind_v<L> == tree_kind::std_vector) {
+    report_structure_mismatch<typename L::value_type, typename R::value_type>();
   } else if constexpr (tree_kind_v<L> != tree_kind::leaf) {
     []<std::size_t... I>(std::index_sequence<I...>) {
       (report_structure_mismatch<tree_child_t<I, L&>, tree_child_t<I, R&>>(), ...);

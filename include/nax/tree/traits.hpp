@@ -7,6 +7,7 @@
 #include <tuple>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include <boost/hana/accessors.hpp>
 #include <boost/hana/at.hpp>
@@ -25,7 +26,7 @@ concept tree_leaf = array_like<X> || element<std::remove_cvref_t<X>>;
 
 namespace detail {
 
-enum class tree_kind { leaf, hana_struct, hana_tuple, std_tuple, std_pair, std_array, not_a_tree };
+enum class tree_kind { leaf, hana_struct, hana_tuple, std_tuple, std_pair, std_array, std_vector, not_a_tree };
 
 template <class D>
 struct is_hana_tuple : std::false_type {};
@@ -41,6 +42,11 @@ template <class D>
 struct is_std_pair : std::false_type {};
 template <class A, class B>
 struct is_std_pair<std::pair<A, B>> : std::true_type {};
+
+template <class D>
+struct is_std_vector : std::false_type {};
+template <class X, class Allocator>
+struct is_std_vector<std::vector<X, Allocator>> : std::true_type {};
 
 template <class D>
 struct is_std_array : std::false_type {};
@@ -61,6 +67,8 @@ constexpr tree_kind tree_kind_of() {
     return tree_kind::std_pair;
   else if constexpr (is_std_array<D>::value)
     return tree_kind::std_array;
+  else if constexpr (is_std_vector<D>::value)
+    return tree_kind::std_vector;
   else if constexpr (boost::hana::Struct<D>::value)
     return tree_kind::hana_struct;
   else
@@ -121,11 +129,23 @@ using tree_child_t = decltype(tree_child<I>(std::declval<Node>()));
 template <std::size_t I, class Node>
 using tree_child_value_t = std::remove_cvref_t<tree_child_t<I, std::remove_cvref_t<Node>&>>;
 
+// Stated where a walk that needs a tree of static shape (a leaf count, leaf indices: tree_leaves,
+// vmap, xmap) meets a std::vector, whose number of leaves is known only at run time.
+template <class Vector>
+struct require_static_tree {
+  static_assert(tree_kind_v<Vector> != tree_kind::std_vector,
+                "nax: a std::vector in a pytree has a run-time number of leaves (Vector); tree_leaves, vmap and "
+                "xmap need a tree of static shape (use std::array there); tree_map, tree_reduce and grad take "
+                "std::vectors");
+  static constexpr bool value = true;
+};
+
 // Compile-time leaf count (fold expressions, no recursion through class templates).
 template <class X>
 constexpr std::size_t tree_size_of() {
   using D = std::remove_cvref_t<X>;
   static_assert(require_pytree<D>::value);
+  static_assert(require_static_tree<D>::value);
   if constexpr (tree_kind_v<D> == tree_kind::leaf) {
     return 1;
   } else if constexpr (tree_kind_v<D> == tree_kind::not_a_tree) {
@@ -156,6 +176,8 @@ template <class X>
 constexpr bool is_pytree() {
   if constexpr (tree_kind_v<X> == tree_kind::leaf)
     return true;
+  else if constexpr (tree_kind_v<X> == tree_kind::std_vector)
+    return is_pytree<typename std::remove_cvref_t<X>::value_type>();
   else if constexpr (tree_kind_v<X> == tree_kind::not_a_tree)
     return false;
   else
@@ -172,11 +194,29 @@ void report_not_pytree() {
   using D = std::remove_cvref_t<X>;
   if constexpr (tree_kind_v<D> == tree_kind::not_a_tree) {
     (void)require_pytree<D>::value;
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    report_not_pytree<typename D::value_type>();
   } else if constexpr (is_tree_node_v<D>) {
     []<std::size_t... I>(std::index_sequence<I...>) {
       (report_not_pytree<tree_child_t<I, D&>>(), ...);
     }(std::make_index_sequence<node_size_v<D>>{});
   }
+}
+}  // namespace detail
+
+namespace detail {
+// Does the tree hold a std::vector anywhere (a run-time number of leaves)?
+template <class X>
+constexpr bool holds_vector() {
+  using D = std::remove_cvref_t<X>;
+  if constexpr (tree_kind_v<D> == tree_kind::std_vector)
+    return true;
+  else if constexpr (!is_tree_node_v<D>)
+    return false;
+  else
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (holds_vector<tree_child_t<I, D&>>() || ... || false);
+    }(std::make_index_sequence<node_size_v<D>>{});
 }
 }  // namespace detail
 

@@ -6,6 +6,7 @@
 #pragma once
 #include <string>
 
+#include "../../expr/leaves.hpp"
 #include "elementwise.hpp"
 
 namespace nax::cuda::detail {
@@ -46,12 +47,26 @@ void assign_in_context(const nax::ArrayView<T, As...>& out, const E& e, context&
   }
 }
 
+// Inside grad (autodiff/tape.hpp): the CUDA backend does not record evaluations yet, so one
+// that depends on a differentiated argument raises instead of giving a derivative of 0.
+template <class T, class E>
+void refuse_recorded_evaluation(const E& e, const char* what) {
+  if (nax::detail::tape_interface* tape = nax::detail::active_tape) [[unlikely]] {
+    if (std::is_floating_point_v<T> && nax::detail::depends_on_tape(e, *tape))
+      throw nax::argument_error(std::string("nax: grad: f ") + what +
+                                " that depends on a differentiated argument; the CUDA backend does not record "
+                                "evaluations inside grad yet, so its derivative would be lost: write the value as "
+                                "one lazy expression");
+  }
+}
+
 // Evaluates the user's expression into out on `device`.
 template <class T, class... As, class X>
 void evaluate_into(const nax::ArrayView<T, As...>& out, const X& x, int device) {
   using E = expr_t<const X&>;
   static_assert(nax::detail::require_bound<nax::detail::unbound_t<E>>::value);
   static_assert(nax::detail::require_not_mapped<nax::detail::hidden_t<E>>::value);
+  refuse_recorded_evaluation<T>(nax::detail::as_expr(x), "evaluates an intermediate of device arrays");
   context ctx(device);
   assign_in_context(out, nax::detail::as_expr(x), ctx);
 }

@@ -49,6 +49,7 @@ auto to_host(const X& x) {
   using L = typename E::axes_type;
   if constexpr (detail::is_device_leaf_v<E>) {
     const E leaf = nax::detail::as_expr(x);
+    detail::refuse_recorded_evaluation<T>(leaf, "copies a device array to the host");
     if (leaf.view.strides() == nax::detail::row_major_strides(leaf.view.extents())) {
       nax::detail::array_for_t<T, L> out(leaf.view.extents());
       if (out.size() > 0) {

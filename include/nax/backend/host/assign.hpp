@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "../../expr/leaves.hpp"
 #include "context.hpp"
 #include "loop.hpp"
 
@@ -76,10 +77,33 @@ auto materialise_any(const E& e, context& ctx) {
 }  // namespace nax::detail::host
 
 namespace nax::detail {
+// An evaluation while a grad runs, in a translation unit that does not record (compiled with
+// NAX_NO_TAPE, or with nax's headers included before <nax/nax.hpp>): an error when it depends
+// on a differentiated argument, instead of a derivative silently 0.
+template <class T, class... As, class E>
+void evaluate_unrecorded(const ArrayView<T, As...>& out, const E& e) {
+  if (std::is_floating_point_v<T> && depends_on_tape(e, *active_tape))
+    throw argument_error(
+        "nax: grad: f evaluates an intermediate that depends on a differentiated argument, in a translation unit "
+        "that does not record evaluations (compiled with NAX_NO_TAPE, or including nax's headers before "
+        "<nax/nax.hpp>): its derivative would be lost. Compile it without NAX_NO_TAPE, or write the value as one "
+        "lazy expression");
+  tape_suspension quiet(*active_tape);
+  host::context ctx;
+  host::assign_in_context(out, e, ctx);
+}
+
 template <class T, class... As, class E>
 void evaluate_into(const ArrayView<T, As...>& out, const E& e) {
   static_assert(require_bound<unbound_t<expr_t<const E&>>>::value);
   static_assert(require_not_mapped<hidden_t<expr_t<const E&>>>::value);
+  if (active_tape) [[unlikely]] {  // inside grad (autodiff/tape.hpp)
+#if defined(NAX_TAPE_RECORDING)
+    return evaluate_recorded(out, as_expr(e));
+#else
+    return evaluate_unrecorded(out, as_expr(e));
+#endif
+  }
   host::context ctx;
   host::assign_in_context(out, as_expr(e), ctx);
 }
