@@ -6,6 +6,21 @@
 // skipped, with the reason, never as passes. Without a GPU every case prints "CUDA tests skipped: no device".
 #include "device_support.hpp"
 
+#include <cstdlib>
+
+// The tests/ folder whose conformance/data the cases read: $NAX_TEST_SOURCE_DIR when set (a
+// test_cuda built on another machine, bench/gpu/prepare.sh, reads the source tree it runs
+// beside: bench/gpu/run.sh sets it), else the one it was built from (the compile definition).
+namespace nax_cuda_test {
+inline constexpr const char* built_test_source_dir = NAX_TEST_SOURCE_DIR;
+inline const char* test_source_dir() {
+  const char* dir = std::getenv("NAX_TEST_SOURCE_DIR");
+  return dir && *dir ? dir : built_test_source_dir;
+}
+}  // namespace nax_cuda_test
+#undef NAX_TEST_SOURCE_DIR
+#define NAX_TEST_SOURCE_DIR ::nax_cuda_test::test_source_dir()
+
 #include "../conformance/core_dot.hpp"
 #include "../conformance/core_elementwise.hpp"
 #include "../conformance/core_reduce.hpp"
