@@ -217,6 +217,7 @@ auto differentiate(const F& f, const Args&... args) {
     return as_expr(std::apply(f, all));
   }();
   record.finish_forward(out);
+  tape_pause pause;  // (the backward pass's arrays are no enclosing grad's business)
   using Out = decltype(out);
   static_assert(require_scalar_output<visible_t<Out>>::value);
   static_assert(require_floating_output<typename Out::value_type>::value);
@@ -285,6 +286,7 @@ auto differentiate_second(const F& inner_grad, const Args&... args) {
       return as_expr(std::apply(inner_grad.f, all));
     }();
     record.finish_forward(out);
+    tape_pause pause;
     using Out = decltype(out);
     static_assert(require_scalar_output<visible_t<Out>>::value);
     static_assert(require_floating_output<typename Out::value_type>::value);

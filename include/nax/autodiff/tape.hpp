@@ -60,6 +60,14 @@ std::string describe_view(const tracked_buffer& b) {
   return text;
 }
 
+// No tape is active while it lives (grad's backward pass, inside another grad's f).
+struct tape_pause {
+  tape_interface* previous = std::exchange(active_tape, nullptr);
+  tape_pause() = default;
+  tape_pause(const tape_pause&) = delete;
+  ~tape_pause() { active_tape = previous; }
+};
+
 // The tape of one grad call. Made before f runs; active (core's active_tape) while f runs.
 class tape final : public tape_interface {
  public:
@@ -67,11 +75,10 @@ class tape final : public tape_interface {
   tape(const tape&) = delete;
   tape& operator=(const tape&) = delete;
   ~tape() {
-    tape_interface* keep = std::exchange(active_tape, nullptr);  // the entries' arrays go, not to another tape
+    tape_pause pause;  // the entries' arrays are freed, not handed to another tape
     entries_.clear();
     buffers_.clear();
     for (auto [p, n] : adopted_) free_buffer(p, n);
-    active_tape = keep;
   }
 
   // ---- core's hooks
@@ -250,11 +257,7 @@ class tape final : public tape_interface {
   // The backward pass across the entries, last first; each entry's memo and expression are
   // let go as soon as it has run.
   void run_backward() {
-    tape_interface* keep = std::exchange(active_tape, nullptr);
-    struct restore {
-      tape_interface* t;
-      ~restore() { active_tape = t; }
-    } r{keep};
+    tape_pause pause;
     for (std::size_t i = entries_.size(); i-- > 0;) {
       tracked_buffer& b = buffers_[entries_[i]->output];
       if (b.cotangent) {
