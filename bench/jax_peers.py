@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -100,17 +100,40 @@ def train_step_cases():
     yield "BM_mlp_jax", lambda: jax.block_until_ready(step2(q, x2, y2)), 1.0
 
 
+def deep_mlp_cases():
+    """bench/deep_mlp.cpp's model: 8 tanh layers, batch 1024, width 512, mean squared output,
+    jit(value_and_grad) plus SGD (the same fill, the same phases)."""
+    n_batch, width, depth = 1024, 512, 8
+
+    def loss(layers, x, _y):
+        h = x
+        for w, b in layers:
+            h = jnp.tanh(h @ w + b)
+        return jnp.mean(jnp.square(h))
+
+    x = fill((n_batch, width), 1.0, 0.0)
+    phase, layers = 1.0, []
+    for _ in range(depth):
+        phase += 1.0
+        w = fill((width, width), 1.0 / np.sqrt(width), phase)
+        phase += 1.0
+        layers.append((w, fill((width,), 0.1, phase)))
+    step = sgd(loss)
+    yield "BM_deep_mlp_jax", lambda: jax.block_until_ready(step(layers, x, x)), 1.0
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
-    cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases}
+    cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
+             "deep_mlp": deep_mlp_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue
         seconds = median_seconds(fn)
-        if group == "train_step":
+        if group in ("train_step", "deep_mlp"):
             print("%s %.9f" % (name, seconds), flush=True)
         else:
             print("%s %.3f" % (name, amount / seconds / 1e9), flush=True)
