@@ -58,7 +58,9 @@ done
 
 bytes=$(du -sb "$DIR" | cut -f1)
 {
-  echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include tests bench examples cmake CMakeLists.txt || echo ' + uncommitted changes')"
+  # Uncommitted changes that reach the binaries (the scripts and docs do not).
+  echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- include tests examples cmake CMakeLists.txt bench \
+    ':(exclude,glob)bench/**/*.sh' ':(exclude,glob)bench/**/*.py' ':(exclude,glob)bench/**/*.md' || echo ' + uncommitted changes')"
   echo "built: $(date -u '+%Y-%m-%d %H:%M UTC') on $(uname -m), $(. /etc/os-release && echo "$PRETTY_NAME")"
   echo "nvcc: $(nvcc --version | sed -n 's/^Cuda compilation tools, //p'); host compiler: $(c++ --version | head -1)"
   echo "flags: Release, host $OPT -DNDEBUG, CUDA architectures $CUDA_ARCH, stripped"
