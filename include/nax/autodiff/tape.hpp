@@ -271,7 +271,8 @@ class tape final : public tape_interface {
  private:
   template <class B>
   static bool same(const std::vector<index_t>& v, const B& b) {
-    return v.size() == b.size() && std::equal(v.begin(), v.end(), b.begin());
+    if constexpr (std::tuple_size_v<B> == 0) return v.empty();  // (std::equal on rank 0's empty array: -Wnonnull)
+    else return v.size() == b.size() && std::equal(v.begin(), v.end(), b.begin());
   }
   template <class View>
   static bool depends_view(const tape_interface& t, const View& view) {
