@@ -12,7 +12,8 @@ int main() {
     return nax::sum(nax::stop_gradient(h) + std::move(h));
   };
   auto g = nax::grad(loss)(layers);
-  std::vector<nax::Array<float, row>> next = nax::tree_map([](auto p, auto d) { return p - 0.1f * d; }, layers, g);
+  auto next = nax::tree_map([](auto p, auto d) { return p - 0.1f * d; }, layers, g);  // lazy leaves, as always
+  nax::Array<float, row> first = next[0];
   float norm = nax::tree_reduce([](float acc, auto d) { return acc + nax::sum(d * d).item(); }, g, 0.f);
-  return next.size() == 2 && norm >= 0 ? 0 : 1;
+  return next.size() == 2 && first.size() == 3 && norm >= 0 ? 0 : 1;
 }
