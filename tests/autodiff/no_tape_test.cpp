@@ -19,10 +19,21 @@ TEST_CASE("grad without the tape (NAX_NO_TAPE): an evaluation of the argument ra
     text = e.what();
   }
   CHECK(text.find("does not record evaluations (compiled with NAX_NO_TAPE") != std::string::npos);
+  std::string copy_text;  // a copy of the argument is an evaluation too
+  try {
+    nax::grad([](const auto& v) {
+      nax::Array<double, i> h = v;
+      return nax::sum(h);
+    })(x);
+  } catch (const nax::argument_error& e) {
+    copy_text = e.what();
+  }
+  CHECK(copy_text.find("does not record evaluations") != std::string::npos);
   auto c = nax::ones<double, i>(3);
   auto g = nax::grad([&](const auto& v) {
     nax::Array<double, i> k = c * 3.0;  // reads no argument
-    return nax::sum(v * k);
+    nax::Array<double, i> k2 = k;       // a copy of a constant: a plain copy
+    return nax::sum(v * k2);
   })(x);
   for (nax::index_t p = 0; p < 3; ++p) CHECK(g(p) == 3.0);
 }

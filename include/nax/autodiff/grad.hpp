@@ -140,7 +140,7 @@ void link_arguments(tape& record, const std::vector<std::size_t>& tracked, const
   std::size_t i = 0;
   std::apply(
       [&](const auto&... v) {
-        auto link = [&](const auto& var) {
+        [[maybe_unused]] auto link = [&](const auto& var) {  // (no variables: a std::vector argument)
           using V = std::remove_cvref_t<decltype(var)>;
           if constexpr (V::extra_axes::size == 0)
             record.template link_argument<Space, typename V::value_type, typename V::var_axes>(tracked[i], var.grad);

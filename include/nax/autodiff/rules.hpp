@@ -36,24 +36,19 @@ void rule(const L& l, const Ct& ct, St& st) {
   using T = typename L::value_type;
   using Space = typename St::space;
   bool matched = false;
-  std::apply(
-      [&](auto&... v) {
-        auto add = [&](auto& var) {
-          using V = std::remove_cvref_t<decltype(var)>;
-          if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
-            if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
-              matched = true;
-              auto& g = *var.grad;
-              Space::assign(Space::writable(g), make_map<fn::plus>(leaf_of(std::as_const(g).view()),
-                                                                    make_map<fn::cast_to<T>>(ct)),
-                            st.ctx);
-              if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
-            }
-          }
-        };
-        (add(v), ...);
-      },
-      st.vars);
+  [[maybe_unused]] auto add = [&](auto& var) {  // (unused when the only variables are the tape's)
+    using V = std::remove_cvref_t<decltype(var)>;
+    if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
+      if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
+        matched = true;
+        auto& g = *var.grad;
+        Space::assign(Space::writable(g),
+                      make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)), st.ctx);
+        if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
+      }
+    }
+  };
+  std::apply([&](auto&... v) { (add(v), ...); }, st.vars);
   if (!matched && st.record) st.record->template accumulate<Space>(l, ct, st.ctx);
 }
 

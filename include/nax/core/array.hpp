@@ -104,7 +104,7 @@ class Array {
 
   // Inside grad a copy is an evaluation (recorded when other depends on a differentiated argument).
   Array(const Array& other) : Array(uninitialized, other.extents_) {
-    if (detail::active_tape) [[unlikely]] detail::evaluate_into(view(), other.view());
+    if (detail::active_tape) [[unlikely]] detail::copy_in_grad(view(), std::as_const(other).view());
     else std::copy_n(other.data_.get(), size_, data_.get());
   }
   // A moved-from array is empty: every extent 0, no storage (rank 0: item() throws).

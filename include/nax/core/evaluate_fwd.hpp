@@ -14,5 +14,9 @@ void evaluate_into(const ArrayView<T, As...>& out, const E& e);
 // depends on a differentiated argument. Defined by the autodiff layer (autodiff/tape.hpp).
 template <class T, class... As, class E>
 void evaluate_recorded(const ArrayView<T, As...>& out, const E& e);
+// An Array's copy while a grad runs (a recorded evaluation when the source depends on a
+// differentiated argument); defined with evaluate_into (backend/host/assign.hpp).
+template <class T, class... As>
+void copy_in_grad(const ArrayView<T, As...>& out, const ArrayView<const T, As...>& in);
 }  // namespace detail
 }  // namespace nax

@@ -80,17 +80,31 @@ namespace nax::detail {
 // An evaluation while a grad runs, in a translation unit that does not record (compiled with
 // NAX_NO_TAPE, or with nax's headers included before <nax/nax.hpp>): an error when it depends
 // on a differentiated argument, instead of a derivative silently 0.
+[[noreturn]] inline void evaluation_not_recorded() {
+  throw argument_error(
+      "nax: grad: f evaluates an intermediate that depends on a differentiated argument, in a translation unit "
+      "that does not record evaluations (compiled with NAX_NO_TAPE, or including nax's headers before "
+      "<nax/nax.hpp>): its derivative would be lost. Compile it without NAX_NO_TAPE, or write the value as one "
+      "lazy expression");
+}
 template <class T, class... As, class E>
 void evaluate_unrecorded(const ArrayView<T, As...>& out, const E& e) {
-  if (std::is_floating_point_v<T> && depends_on_tape(e, *active_tape))
-    throw argument_error(
-        "nax: grad: f evaluates an intermediate that depends on a differentiated argument, in a translation unit "
-        "that does not record evaluations (compiled with NAX_NO_TAPE, or including nax's headers before "
-        "<nax/nax.hpp>): its derivative would be lost. Compile it without NAX_NO_TAPE, or write the value as one "
-        "lazy expression");
+  if (std::is_floating_point_v<T> && depends_on_tape(e, *active_tape)) evaluation_not_recorded();
   tape_suspension quiet(*active_tape);
   host::context ctx;
   host::assign_in_context(out, e, ctx);
+}
+
+// Array's copy constructor inside grad: recorded like any evaluation, or (not recording) a
+// plain copy unless it would lose a derivative. Both row-major, same extents.
+template <class T, class... As>
+void copy_in_grad(const ArrayView<T, As...>& out, const ArrayView<const T, As...>& in) {
+#if defined(NAX_TAPE_RECORDING)
+  evaluate_recorded(out, leaf_of(in));
+#else
+  if (std::is_floating_point_v<T> && depends_on_tape(leaf_of(in), *active_tape)) evaluation_not_recorded();
+  std::copy_n(in.data(), in.size(), out.data());
+#endif
 }
 
 template <class T, class... As, class E>
