@@ -112,15 +112,7 @@ class tape final : public tape_interface {
   }
 
   // ---- the differentiation's setup
-  bool recording() const { return recording_; }
-  tape_interface* enclosing() const { return enclosing_; }
   bool has_entries() const { return !entries_.empty(); }
-  std::size_t entry_count() const { return entries_.size(); }
-  std::size_t adopted_bytes() const {
-    std::size_t n = 0;
-    for (auto [p, bytes] : adopted_) n += bytes;
-    return n;
-  }
 
   // A differentiated argument's storage (before f runs); its gradient is linked after.
   template <class View>
