@@ -252,6 +252,16 @@ TEST_CASE("tape: what would cut a derivative silently raises an error that names
            })(x);
          }),
          "writes into memory that the recorded evaluations read");
+  // Writing a constant through a view into a constant that a recorded evaluation read.
+  expect(error_of([&] {
+           nax::grad([](const auto& v) {
+             nax::Array<double, in> c = nax::ones<double, in>(3);
+             nax::Array<double, batch, in> h = v * c;
+             c.view().assign(nax::zeros<double, in>(3));  // would change d h / d v
+             return nax::sum(h);
+           })(x);
+         }),
+         "writes into memory that the recorded evaluations read");
   // grad(grad(f)) through an evaluation, and a grad nested in f reading the outer argument.
   nax::Array<double> s({}, {0.5});
   expect(error_of([&] {

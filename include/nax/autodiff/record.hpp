@@ -36,6 +36,7 @@ template <class T, class... As, class E>
 void evaluate_recorded(const ArrayView<T, As...>& out, const E& e) {
   ad::tape& record = ad::current_tape();
   record.check_enclosing(e);
+  record.check_destination(out);  // (also for a constant: the record may read what it would overwrite)
   if (!std::is_floating_point_v<T> || !record.depends_expression(e)) {
     ad::tape::suspension quiet(record);
     host::context ctx;
@@ -43,7 +44,7 @@ void evaluate_recorded(const ArrayView<T, As...>& out, const E& e) {
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
-    record.check_destination(out);
+    record.check_recording();
     auto entry = std::make_unique<ad::recorded<host_space, E, T, axes<As...>>>(e);
     {
       ad::tape::suspension quiet(record);  // (the memo's temporaries stay in the entry)

@@ -152,6 +152,8 @@ class tape final : public tape_interface {
       throw argument_error(
           "nax: grad: f writes into memory that the recorded evaluations read or that depends on a differentiated "
           "argument (through a view); inside grad, evaluate into a new nax::Array instead");
+  }
+  void check_recording() const {
     if (!recording_)
       throw argument_error(
           "nax: grad(grad(f)): f evaluates an intermediate that depends on the differentiated argument; second "
