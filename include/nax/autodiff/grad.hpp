@@ -133,8 +133,7 @@ auto vector_gradients_of(tape& record, const Arg& arg) {
   else return no_vector_gradients{};
 }
 // Each variable's gradient is where the recorded evaluations' backward passes add into its
-// argument's cotangent; a gradient with the output's mapped axes (per-member gradients) is
-// not linked (tape.hpp raises an error if an evaluation reaches it).
+// argument's cotangent, per member where it has the output's mapped axes (tape.hpp).
 template <class Space, class Vars>
 void link_arguments(tape& record, const std::vector<std::size_t>& tracked, const Vars& vars) {
   std::size_t i = 0;
@@ -142,8 +141,8 @@ void link_arguments(tape& record, const std::vector<std::size_t>& tracked, const
       [&](const auto&... v) {
         [[maybe_unused]] auto link = [&](const auto& var) {  // (no variables: a std::vector argument)
           using V = std::remove_cvref_t<decltype(var)>;
-          if constexpr (V::extra_axes::size == 0)
-            record.template link_argument<Space, typename V::value_type, typename V::var_axes>(tracked[i], var.grad);
+          record.template link_argument<Space, typename V::value_type, typename V::var_axes, typename V::extra_axes>(
+              tracked[i], var.grad);
           ++i;
         };
         (link(v), ...);
@@ -228,6 +227,7 @@ auto differentiate(const F& f, const Args&... args) {
   state<Space, Hout, decltype(vars)> st{Space::make_context(), std::move(vars)};
   if (record.has_entries() || has_vectors) {
     link_arguments<Space>(record, tracked, st.vars);
+    record.set_output_mapped(Hout{});
     st.record = &record;
   }
   auto value = Space::materialise(out, st.ctx);

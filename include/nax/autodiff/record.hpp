@@ -20,7 +20,10 @@ struct recorded final : entry_base {
 
   void backward(tape& record, const std::shared_ptr<void>& cotangent) override {
     const auto& ct = *static_cast<const typename Space::template array<T, Axes>*>(cotangent.get());
-    state<Space, axes<>, std::tuple<>> st{std::move(ctx), {}};
+    // The output's axes count as the output's own here (Hout): a cotangent keeps a mapped axis
+    // of them down to the leaves, where tape::accumulate knows whether the differentiated
+    // output varies over it (keep it per member) or not (sum it over the members).
+    state<Space, Axes, std::tuple<>> st{std::move(ctx), {}};
     st.record = &record;
     backprop(expr, leaf_of(ct.view()), st);
   }

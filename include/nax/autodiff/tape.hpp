@@ -9,6 +9,7 @@
 // address is reused while the tape could mistake it for a tracked one.
 // Autodiff layer: includes variables.hpp; record.hpp adds the entries (it needs the rules).
 #pragma once
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <set>
@@ -19,6 +20,7 @@
 
 #include "../core/tape_hooks.hpp"
 #include "../expr/leaves.hpp"
+#include "cotangent.hpp"
 #include "variables.hpp"
 
 namespace nax::detail::ad {
@@ -38,6 +40,12 @@ struct tracked_buffer {
   std::shared_ptr<void> cotangent;  // an entry's: made at the first use; an argument's: its gradient
   std::ptrdiff_t entry = -1;        // the entry that wrote it; -1 for an argument
   bool linked = false;              // an argument whose gradient entries may add into
+  // An argument's gradient, as memory: its own axes' strides, then the mapped axes of the
+  // output it lacks (per-member gradients inside vmap/xmap), found by axis key.
+  void* grad_data = nullptr;
+  std::vector<index_t> grad_strides;
+  std::vector<const void*> extra_keys;
+  std::vector<index_t> extra_extents, extra_strides;
 };
 
 class tape;
@@ -124,12 +132,25 @@ class tape final : public tape_interface {
           "gradient would be a constant to the outer one");
     return track(view, -1);
   }
-  template <class Space, class T, class Axes, class Grad>
+  template <class Space, class T, class Axes, class Extra = axes<>, class Grad>
   void link_argument(std::size_t index, const std::shared_ptr<Grad>& gradient) {
     tracked_buffer& b = buffers_[index];
     b.type = &type_key_v<Space, T, Axes>;
     b.cotangent = gradient;
     b.linked = true;
+    auto g = Space::writable(*gradient);  // axes: Axes, then Extra
+    b.grad_data = g.data();
+    b.grad_strides.assign(g.strides().begin(), g.strides().begin() + Axes::size);
+    [&]<class... Xs>(axes<Xs...>) {
+      std::size_t k = Axes::size;
+      ((b.extra_keys.push_back(axis_key<Xs>()), b.extra_extents.push_back(g.extents()[k]), b.extra_strides.push_back(g.strides()[k]), ++k),
+       ...);
+    }(Extra{});
+  }
+  // The mapped axes the output varies over (each member of them has its own gradient).
+  template <class... Xs>
+  void set_output_mapped(axes<Xs...>) {
+    output_mapped_ = {axis_key<Xs>()...};
   }
 
   // An evaluation's output and what its expression reads (record.hpp).
@@ -206,11 +227,18 @@ class tape final : public tape_interface {
   }
 
   // A cotangent ct reaching leaf l: added into the tracked buffer l is (an entry's output, or
-  // an argument's gradient). False when l is not a tracked buffer.
+  // an argument's gradient). False when l is not a tracked buffer. Inside vmap/xmap ct may
+  // vary over mapped axes that l lacks (Extra): where the output varies over them too, each
+  // member keeps its own cotangent (an argument's per-member gradient); where it does not,
+  // they are summed over the members here (psum), as fit does in the output's own pass. An
+  // entry's backward pass keeps its output's axes on its cotangents (record.hpp), so this is
+  // where that sum happens for them.
   template <class Space, leaf_node L, class Ct>
   bool accumulate(const L& l, const Ct& ct, typename Space::context& ctx) {
     using T = typename L::value_type;
     using A = typename L::axes_type;
+    using Extra = difference_t<typename Ct::axes_type, A>;
+    static_assert(difference_t<Extra, hidden_t<Ct>>::size == 0, "nax: internal: a cotangent reaches a leaf with visible axes it lacks");
     auto [first, last] = byte_range(l.view);
     if (!first) return false;
     bool found = false;
@@ -218,27 +246,31 @@ class tape final : public tape_interface {
       tracked_buffer& b = buffers_[it->second];
       if (b.data != l.view.data() || !same(b.extents, l.view.extents()) || !same(b.strides, l.view.strides()))
         continue;
-      if constexpr (!same_set_v<typename Ct::axes_type, A>) {
-        throw argument_error("nax: grad: the output varies over a mapped axis and f evaluated " + b.describe(b) +
-                             "; per-member gradients through evaluations are not supported yet");
+      if (b.type && b.type != &type_key_v<Space, T, A>)
+        throw std::logic_error("nax: grad: internal error: a tracked buffer is read with another element type");
+      found = true;
+      if constexpr (Extra::size == 0) {
+        add_into<Space, T, A>(b, ct, ctx);
       } else {
-        if (!b.linked && b.entry < 0)
-          throw argument_error("nax: grad: " + b.describe(b) +
-                               " reaches the output through an evaluation, while its gradient has mapped axes "
-                               "(the output varies over a mapped axis): not supported yet");
-        using G = typename Space::template array<T, A>;
-        if (!b.cotangent) {
-          std::array<index_t, A::size> ext{};
-          for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k];
-          b.cotangent = std::make_shared<G>(ext);
-          b.type = &type_key_v<Space, T, A>;
+        std::size_t kept = 0;
+        [&]<class... Xs>(axes<Xs...>) { kept = (std::size_t{output_mapped(axis_key<Xs>())} + ...); }(Extra{});
+        if (kept == 0) {
+          add_into<Space, T, A>(b, psum_over(ct, Extra{}), ctx);
+        } else if (kept == Extra::size && b.entry < 0) {
+          add_into<Space, T, A>(b, ct, ctx);
+        } else {
+          std::string names;
+          [&]<class... Xs>(axes<Xs...>) {
+            ((names += output_mapped(axis_key<Xs>()) ? (names.empty() ? "'" : ", '") + std::string(axis_name<Xs>()) + "'"
+                                                     : std::string()),
+             ...);
+          }(Extra{});
+          throw argument_error("nax: grad: the output varies over the mapped axis " + names + " and f evaluated " +
+                               b.describe(b) +
+                               ", which does not vary over it; the per-member gradients through that evaluation are "
+                               "not supported yet. Leave that value unevaluated (part of a lazy expression), or "
+                               "reduce the loss over the members inside f (pmean)");
         }
-        if (b.type != &type_key_v<Space, T, A>)
-          throw std::logic_error("nax: grad: internal error: a tracked buffer is read with another element type");
-        auto& g = *static_cast<G*>(b.cotangent.get());
-        Space::assign(Space::writable(g), make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)),
-                      ctx);
-        found = true;
       }
     }
     if (!found && find_overlap(first, last))
@@ -268,6 +300,77 @@ class tape final : public tape_interface {
     if constexpr (std::tuple_size_v<B> == 0) return v.empty();  // (std::equal on rank 0's empty array: -Wnonnull)
     else return v.size() == b.size() && std::equal(v.begin(), v.end(), b.begin());
   }
+  bool output_mapped(const void* key) const {
+    return std::find(output_mapped_.begin(), output_mapped_.end(), key) != output_mapped_.end();
+  }
+
+  // ct (axes A, and mapped axes Kept that the output varies over) added into b's cotangent.
+  template <class Space, class T, class A, class Ct>
+  void add_into(tracked_buffer& b, const Ct& ct, typename Space::context& ctx) {
+    using Kept = difference_t<typename Ct::axes_type, A>;
+    auto add = [&](const auto& g) {
+      Space::assign(g, make_map<fn::plus>(leaf_of(g), make_map<fn::cast_to<T>>(ct)), ctx);
+    };
+    if (b.entry >= 0) {  // an entry's output: its cotangent has its axes (accumulate sums the rest)
+      if constexpr (Kept::size != 0) {
+        throw std::logic_error("nax: grad: internal error: a per-member cotangent reaches an evaluation's output");
+      } else {
+        using G = typename Space::template array<T, A>;
+        if (!b.cotangent) {
+          std::array<index_t, A::size> ext{};
+          for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k];
+          b.cotangent = std::make_shared<G>(ext);
+          b.type = &type_key_v<Space, T, A>;
+        }
+        add(Space::writable(*static_cast<G*>(b.cotangent.get())));
+        return;
+      }
+    }
+    if (!b.linked) throw std::logic_error("nax: grad: internal error: an argument's gradient is not linked to the tape");
+    // An argument's gradient: its axes, then the output's mapped axes it lacks (by key).
+    using V = concat_t<A, Kept>;
+    std::array<index_t, V::size> ext{}, str{};
+    for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k], str[k] = b.grad_strides[k];
+    std::vector<bool> used(b.extra_keys.size(), false);
+    [&]<class... Xs>(axes<Xs...>) {
+      std::size_t k = A::size;
+      auto one = [&]<class X>(std::type_identity<X>) {
+        auto at = std::find(b.extra_keys.begin(), b.extra_keys.end(), axis_key<X>());
+        if (at == b.extra_keys.end())
+          throw argument_error("nax: grad: the output varies over the mapped axis '" + std::string(axis_name<X>()) +
+                               "', so " + b.describe(b) +
+                               " would need a gradient per member, which a differentiated std::vector does not "
+                               "have yet; reduce the loss over the members inside f (pmean)");
+        const auto i = static_cast<std::size_t>(at - b.extra_keys.begin());
+        used[i] = true;
+        ext[k] = b.extra_extents[i];
+        str[k] = b.extra_strides[i];
+        ++k;
+      };
+      (one(std::type_identity<Xs>{}), ...);
+    }(Kept{});
+    // ct is the same for every member of the gradient's other mapped axes: added to each.
+    std::vector<std::size_t> rest;
+    for (std::size_t i = 0; i != used.size(); ++i)
+      if (!used[i]) {
+        if (b.extra_extents[i] == 0) return;
+        rest.push_back(i);
+      }
+    std::vector<index_t> member(rest.size(), 0);
+    T* base = static_cast<T*>(b.grad_data);
+    for (;;) {
+      index_t offset = 0;
+      for (std::size_t j = 0; j != rest.size(); ++j) offset += member[j] * b.extra_strides[rest[j]];
+      add(view_for_t<T, V>(base + offset, ext, str));
+      std::size_t j = 0;
+      for (; j != rest.size(); ++j) {
+        if (++member[j] < b.extra_extents[rest[j]]) break;
+        member[j] = 0;
+      }
+      if (j == rest.size()) return;
+    }
+  }
+
   template <class View>
   static bool depends_view(const tape_interface& t, const View& view) {
     auto [first, last] = byte_range(view);
@@ -304,6 +407,7 @@ class tape final : public tape_interface {
   std::set<const char*> pinned_;                      // first bytes of what the entries read
   std::vector<std::unique_ptr<entry_base>> entries_;
   std::vector<std::pair<void*, std::size_t>> adopted_;
+  std::vector<const void*> output_mapped_;  // axis keys
 };
 
 // Makes t the thread's active tape while it lives.

@@ -66,7 +66,8 @@ template <class MappedAxes>
 struct require_not_mapped {
   static_assert(MappedAxes::size == 0,
                 "nax: the value varies over a mapped axis (MappedAxes) of an enclosing vmap/xmap and "
-                "cannot be stored or read as one array there: return it from the mapped function");
+                "cannot be stored or read as one array there: keep it evaluated as a mapped value with "
+                "auto v = nax::eval(e), or return it from the mapped function");
   static constexpr bool value = true;
 };
 
@@ -74,7 +75,8 @@ template <class UnboundAxes>
 struct require_bound {
   static_assert(UnboundAxes::size == 0,
                 "nax: unbound axis name: a collective names an axis (UnboundAxes) that no enclosing "
-                "vmap/xmap/pmap binds");
+                "vmap/xmap/pmap binds (inside the mapped function, keep a collective's result with "
+                "auto v = nax::eval(e): the map resolves the axis when the value leaves it)");
   static constexpr bool value = true;
 };
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../../expr/leaves.hpp"
+#include "../host/evaluate.hpp"
 #include "elementwise.hpp"
 
 namespace nax::cuda::detail {
@@ -132,7 +133,10 @@ template <class X>
   requires array_like<X>
 auto eval(const X& x) {
   using E = detail::expr_t<const X&>;
-  return detail::device_array_for_t<typename E::value_type, typename E::axes_type>(nax::detail::as_expr(x));
+  if constexpr (nax::detail::hidden_t<E>::size == 0 && nax::detail::unbound_t<E>::size == 0)
+    return detail::device_array_for_t<typename E::value_type, typename E::axes_type>(nax::detail::as_expr(x));
+  else
+    return nax::detail::evaluate_mapped(nax::detail::as_expr(x));  // (an evaluated mapped value)
 }
 
 }  // namespace nax::cuda
