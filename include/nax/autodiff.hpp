@@ -1,4 +1,4 @@
-// Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad.
+// Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad, nax::vjp.
 #pragma once
 // Evaluations inside grad are recorded unless NAX_NO_TAPE is defined (nax.hpp says why).
 #if !defined(NAX_NO_TAPE) && !defined(NAX_TAPE_RECORDING)
@@ -8,3 +8,4 @@
 #include "autodiff/variables.hpp"
 #include "autodiff/rules.hpp"
 #include "autodiff/grad.hpp"
+#include "autodiff/vjp.hpp"

@@ -18,12 +18,12 @@ struct recorded final : entry_base {
   typename Space::context ctx = Space::make_context();
   explicit recorded(E e) : expr(std::move(e)) {}
 
-  void backward(tape& record, const std::shared_ptr<void>& cotangent) override {
+  void backward(tape& record, const std::shared_ptr<void>& cotangent, bool keep) override {
     const auto& ct = *static_cast<const typename Space::template array<T, Axes>*>(cotangent.get());
     // The output's axes count as the output's own here (Hout): a cotangent keeps a mapped axis
     // of them down to the leaves, where tape::accumulate knows whether the differentiated
     // output varies over it (keep it per member) or not (sum it over the members).
-    state<Space, Axes, std::tuple<>> st{std::move(ctx), {}};
+    state<Space, Axes, std::tuple<>> st{keep ? typename Space::context(ctx) : std::move(ctx), {}};
     st.record = &record;
     backprop(expr, leaf_of(ct.view()), st);
   }

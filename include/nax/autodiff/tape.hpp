@@ -54,7 +54,8 @@ class tape;
 // expression's static rules (record.hpp).
 struct entry_base {
   std::size_t output = 0;  // in tape's buffers
-  virtual void backward(tape& record, const std::shared_ptr<void>& cotangent) = 0;
+  // keep: the entry stays for another backward pass (vjp's pullback may be called again).
+  virtual void backward(tape& record, const std::shared_ptr<void>& cotangent, bool keep) = 0;
   virtual ~entry_base() = default;
 };
 
@@ -208,15 +209,15 @@ class tape final : public tape_interface {
 
   // f has returned: every buffer f let go of stays until the backward pass only if the record
   // or f's result reads it.
-  template <class Out>
-  void finish_forward(const Out& out) {
-    check_enclosing(out);
+  template <class... Outs>
+  void finish_forward(const Outs&... outs) {
+    (check_enclosing(outs), ...);
     std::set<const char*> result;
     auto add = [&](const auto& leaf) {
       auto [first, last] = byte_range(leaf.view);
       if (first) result.insert(first);
     };
-    visit_expression_leaves<true>(out, add);
+    (visit_expression_leaves<true>(outs, add), ...);
     std::erase_if(adopted_, [&](std::pair<void*, std::size_t> a) {
       const char* p = static_cast<const char*>(a.first);
       auto it = result.lower_bound(p);
@@ -281,16 +282,16 @@ class tape final : public tape_interface {
   }
 
   // The backward pass across the entries, last first; each entry's memo and expression are
-  // let go as soon as it has run.
-  void run_backward() {
+  // let go as soon as it has run, unless keep (another backward pass will follow: vjp).
+  void run_backward(bool keep = false) {
     tape_pause pause;
     for (std::size_t i = entries_.size(); i-- > 0;) {
       tracked_buffer& b = buffers_[entries_[i]->output];
       if (b.cotangent) {
         std::shared_ptr<void> ct = std::move(b.cotangent);
-        entries_[i]->backward(*this, ct);
+        entries_[i]->backward(*this, ct, keep);
       }
-      entries_[i].reset();
+      if (!keep) entries_[i].reset();
     }
   }
 
@@ -334,7 +335,7 @@ class tape final : public tape_interface {
     std::vector<bool> used(b.extra_keys.size(), false);
     [&]<class... Xs>(axes<Xs...>) {
       std::size_t k = A::size;
-      auto one = [&]<class X>(std::type_identity<X>) {
+      [[maybe_unused]] auto one = [&]<class X>(std::type_identity<X>) {  // (unused when Kept is empty)
         auto at = std::find(b.extra_keys.begin(), b.extra_keys.end(), axis_key<X>());
         if (at == b.extra_keys.end())
           throw argument_error("nax: grad: the output varies over the mapped axis '" + std::string(axis_name<X>()) +
