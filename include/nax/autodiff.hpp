@@ -1,4 +1,5 @@
-// Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad, nax::vjp.
+// Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad, nax::vjp,
+// nax::custom_vjp, nax::checkpoint.
 #pragma once
 // Evaluations inside grad are recorded unless NAX_NO_TAPE is defined (nax.hpp says why).
 #if !defined(NAX_NO_TAPE) && !defined(NAX_TAPE_RECORDING)
@@ -9,3 +10,5 @@
 #include "autodiff/rules.hpp"
 #include "autodiff/grad.hpp"
 #include "autodiff/vjp.hpp"
+#include "autodiff/custom_vjp.hpp"
+#include "autodiff/checkpoint.hpp"

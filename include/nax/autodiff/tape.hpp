@@ -122,6 +122,9 @@ class tape final : public tape_interface {
 
   // ---- the differentiation's setup
   bool has_entries() const { return !entries_.empty(); }
+  // What the record keeps (tests count it: checkpoint keeps fewer entries and buffers).
+  std::size_t entry_count() const { return entries_.size(); }
+  std::size_t adopted_count() const { return adopted_.size(); }
 
   // A differentiated argument's storage (before f runs); its gradient is linked after.
   template <class View>
@@ -154,14 +157,14 @@ class tape final : public tape_interface {
     output_mapped_ = {axis_key<Xs>()...};
   }
 
-  // An evaluation's output and what its expression reads (record.hpp).
-  template <class View, class E>
-  void add_entry(std::unique_ptr<entry_base> entry, const View& out, const E& e) {
+  // An evaluation's output and what its expressions read (record.hpp, custom_vjp.hpp).
+  template <class View, class... Es>
+  void add_entry(std::unique_ptr<entry_base> entry, const View& out, const Es&... es) {
     auto pin = [&](const auto& leaf) {
       auto [first, last] = byte_range(leaf.view);
       if (first) pinned_.insert(first);
     };
-    visit_expression_leaves<true>(e, pin);
+    (visit_expression_leaves<true>(es, pin), ...);
     entry->output = track(out, static_cast<std::ptrdiff_t>(entries_.size()));
     entries_.push_back(std::move(entry));
   }
