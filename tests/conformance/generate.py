@@ -640,6 +640,89 @@ FAMILIES = {"core": family_core, "relayout": family_relayout, "vmap": family_vma
             "grad": family_grad, "training": family_training, "tape": family_tape}
 
 
+# ---------------------------------------------------------------------------------------------
+# (i) optim: optax's optimizers, transforms and schedules (nax::optim, tests/optim/
+# conformance_test.cpp). Params are a tuple (w (3, 4), b (5,)); 10 steps of gradients drawn in
+# [-3, 3] (global norm about 7, so clip_by_global_norm(7) clips some steps and not others). Each
+# case stores the params after steps 1, 2 and 10 (optax.apply_updates of each update) and, for
+# adam, its moments after step 10; schedules store their values at counts 0..39. optax is imported
+# here only (the other families need jax alone).
+
+def optim_configs(optax):
+    """name -> optax transform; the C++ test builds the same name (conformance_test.cpp)."""
+    sched = optax.warmup_cosine_decay_schedule(0.0, 0.05, 3, 10, end_value=0.005)
+    return {
+        "sgd": optax.sgd(0.1),
+        "sgd_momentum": optax.sgd(0.1, momentum=0.9),
+        "sgd_nesterov": optax.sgd(0.1, momentum=0.9, nesterov=True),
+        "adam": optax.adam(0.01),
+        "adam_eps_root": optax.adam(0.02, b1=0.8, b2=0.99, eps=1e-6, eps_root=1e-3),
+        "adamw": optax.adamw(0.01, weight_decay=0.1),
+        "adamw_mask": optax.adamw(0.01, weight_decay=0.1, mask=(True, False)),
+        "adamw_schedule_clip": optax.chain(optax.clip_by_global_norm(7.0),
+                                           optax.adamw(sched, weight_decay=0.01)),
+        "rmsprop": optax.rmsprop(0.01),
+        "rmsprop_centered": optax.rmsprop(0.01, decay=0.8, initial_scale=0.1, centered=True),
+        "rmsprop_momentum": optax.rmsprop(0.01, momentum=0.9, nesterov=True),
+        "lion": optax.lion(0.001, weight_decay=0.01),
+        "clip_by_global_norm": optax.chain(optax.clip_by_global_norm(7.0), optax.scale(-0.1)),
+        "clip": optax.chain(optax.clip(1.5), optax.scale(-0.1)),
+        "add_decayed_weights": optax.chain(optax.add_decayed_weights(0.5), optax.scale(-0.1)),
+        "scale_by_adam": optax.scale_by_adam(),
+        "scale_by_schedule": optax.scale_by_schedule(optax.exponential_decay(-0.1, 3, 0.5)),
+        "sgd_linear": optax.sgd(optax.linear_schedule(0.2, 0.01, 5, 2)),
+        "sgd_cosine": optax.sgd(optax.cosine_decay_schedule(0.1, 8, alpha=0.1, exponent=2.0)),
+        "sgd_warmup_cosine": optax.sgd(sched),
+        "sgd_exponential": optax.sgd(optax.exponential_decay(0.1, 2, 0.7, transition_begin=1, staircase=True,
+                                                            end_value=0.05)),
+        "sgd_piecewise": optax.sgd(optax.piecewise_constant_schedule(0.1, {2: 0.5, 5: 0.1})),
+    }
+
+
+def optim_schedules(optax):
+    return {
+        "constant": optax.constant_schedule(0.3),
+        "linear": optax.linear_schedule(0.2, 0.01, 5, 2),
+        "polynomial": optax.polynomial_schedule(1.0, 0.1, 2.0, 10, 3),
+        "cosine": optax.cosine_decay_schedule(0.1, 8, alpha=0.1, exponent=2.0),
+        "cosine_plain": optax.cosine_decay_schedule(1.0, 25),
+        "warmup_cosine": optax.warmup_cosine_decay_schedule(0.0, 0.05, 3, 10, end_value=0.005),
+        "warmup_cosine_exp": optax.warmup_cosine_decay_schedule(0.01, 1.0, 5, 30, end_value=0.1, exponent=1.5),
+        "exponential": optax.exponential_decay(0.1, 3, 0.5),
+        "exponential_stair_end": optax.exponential_decay(0.1, 2, 0.7, transition_begin=1, staircase=True,
+                                                         end_value=0.05),
+        "exponential_growth_end": optax.exponential_decay(0.1, 4, 1.5, end_value=0.3),
+        "piecewise": optax.piecewise_constant_schedule(0.1, {2: 0.5, 5: 0.1, 9: 2.0}),
+    }
+
+
+def family_optim(out):
+    import optax  # noqa: E402
+    for dt in ["float32", "float64"]:
+        t = tag(dt)
+        w0, b0 = values(dt, (3, 4)), values(dt, (5,))
+        gw, gb = values(dt, (10, 3, 4)), values(dt, (10, 5))
+        for name, opt in optim_configs(optax).items():
+            params = (jnp.asarray(w0), jnp.asarray(b0))
+            state = opt.init(params)
+            snapshots = {}
+            for k in range(10):
+                updates, state = opt.update((jnp.asarray(gw[k]), jnp.asarray(gb[k])), state, params)
+                params = optax.apply_updates(params, updates)
+                assert params[0].dtype == dt and params[1].dtype == dt, (name, params[0].dtype)
+                snapshots[k + 1] = params
+            outs = [a for k in (1, 2, 10) for a in snapshots[k]]
+            if name == "scale_by_adam":
+                outs += [state.mu[0], state.mu[1], state.nu[0], state.nu[1], state.count]
+            out.case("%s_%s" % (name, t), "optimizer", [w0, b0, gw, gb], outs, dtype=dt, opt=name, optax=optax.__version__)
+    for name, fn in optim_schedules(optax).items():
+        v = np.array([fn(jnp.asarray(c, jnp.int32)) for c in range(40)], np.float64)
+        out.case("schedule_%s" % name, "schedule", [], [v], schedule=name, optax=optax.__version__)
+
+
+FAMILIES["optim"] = family_optim
+
+
 def main(argv):
     names = argv or list(FAMILIES)
     os.makedirs(DATA, exist_ok=True)
