@@ -80,7 +80,10 @@ struct tape_pause {
 // The tape of one grad call. Made before f runs; active (core's active_tape) while f runs.
 class tape final : public tape_interface {
  public:
-  explicit tape(bool recording) : recording_(recording), enclosing_(active_tape) {}
+  // recording false: evaluations that depend on a tracked buffer raise `refusal` (grad(grad(f)),
+  // jvp), the tape only guards.
+  explicit tape(bool recording, const char* refusal = nullptr)
+      : recording_(recording), refusal_(refusal), enclosing_(active_tape) {}
   tape(const tape&) = delete;
   tape& operator=(const tape&) = delete;
   ~tape() {
@@ -180,9 +183,10 @@ class tape final : public tape_interface {
   }
   void check_recording() const {
     if (!recording_)
-      throw argument_error(
-          "nax: grad(grad(f)): f evaluates an intermediate that depends on the differentiated argument; second "
-          "derivatives through evaluations are not supported yet: write f as one expression");
+      throw argument_error(refusal_ ? refusal_
+                                    : "nax: grad(grad(f)): f evaluates an intermediate that depends on the differentiated "
+                                      "argument; second derivatives through evaluations are not supported yet: write f "
+                                      "as one expression");
   }
   // An evaluation inside a nested grad must not read what an enclosing grad tracks (its
   // derivative would be lost to the outer one).
@@ -404,6 +408,7 @@ class tape final : public tape_interface {
   }
 
   bool recording_;
+  const char* refusal_;
   tape_interface* enclosing_;
   int suspended_ = 0;
   std::vector<tracked_buffer> buffers_;
