@@ -99,7 +99,7 @@ template <std::size_t Offset, class LeafFn, class Tree, class... Trees>
 auto map_vector(LeafFn& leaf_fn, Tree&& tree, Trees&&... trees) {
   using D = std::remove_cvref_t<Tree>;
   const std::size_t n = tree.size();
-  auto check = [&](std::size_t m) {
+  [[maybe_unused]] auto check = [&](std::size_t m) {
     if (m != n)
       throw shape_error("nax: tree_map: std::vectors of different lengths at the same place of the trees (" +
                         std::to_string(n) + " and " + std::to_string(m) + " elements)");
