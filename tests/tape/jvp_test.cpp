@@ -119,3 +119,34 @@ TEST_CASE("jvp: an evaluation that depends on an argument, and a tangent of the 
   }
   CHECK(message == "nax: jvp: a tangent has extent 4 along 'in', its primal has 3");
 }
+
+TEST_CASE("jacrev and jacfwd: equal to each other and to central differences; a shared axis name becomes wrt<A>") {
+  nax_test::random_source rng(2004);
+  auto w = nax_test::random_array<double, in, out>(rng, {3, 2});
+  for (index_t n : {index_t{0}, index_t{1}, index_t{3}}) {
+    INFO("in " << n);
+    auto x = nax_test::random_array<double, in>(rng, {n});
+    nax::Array<double, in, out> wn = nax::slice<in>(w, 0, n);
+    auto f = [&](const auto& v) { return nax::tanh(nax::dot<in>(v, wn)) + nax::sum(nax::square(v)); };
+    auto jr = nax::jacrev(f)(x);
+    auto jf = nax::jacfwd(f)(x);
+    static_assert(std::is_same_v<decltype(jr), nax::Array<double, out, in>>);
+    const double h = 1e-6;
+    for (index_t i = 0; i < n; ++i) {
+      nax::Array<double, in> xp = x, xm = x;
+      xp(i) += h;
+      xm(i) -= h;
+      nax::Array<double, out> yp = f(xp), ym = f(xm);
+      for (index_t j = 0; j < 2; ++j) {
+        CHECK(jr(j, i) == doctest::Approx(jf(j, i)).epsilon(1e-12));
+        CHECK(jr(j, i) == doctest::Approx((yp(j) - ym(j)) / (2 * h)).epsilon(1e-6));
+      }
+    }
+  }
+  // An elementwise f: the Jacobian of y[in] by x[in] is diagonal, J[in, wrt<in>].
+  auto x = nax_test::random_array<double, in>(rng, {4});
+  auto jd = nax::jacrev([](const auto& v) { return nax::sin(v); })(x);
+  static_assert(std::is_same_v<decltype(jd), nax::Array<double, in, nax::wrt<in>>>);
+  for (index_t i = 0; i < 4; ++i)
+    for (index_t k = 0; k < 4; ++k) CHECK(jd(i, k) == doctest::Approx(i == k ? std::cos(x(i)) : 0.0));
+}

@@ -44,7 +44,7 @@ auto tangent_rule(const L& l, const Env& env) {
 }
 
 template <class T, class Env>
-auto tangent_rule(const Scalar<T>& s, const Env&) {
+auto tangent_rule(const Scalar<T>&, const Env&) {
   return Scalar<T>{{}, T(0)};
 }
 
