@@ -93,23 +93,55 @@ struct top_upstream {
 template <class G, class P, class M>
 top_upstream(const G&, const P&, M) -> top_upstream<G, P, M>;
 
-template <class Tr, class State, class Params>
-constexpr void check_state() {
-  static_assert(require_state_of<Tr, std::remove_cvref_t<State>, std::remove_cvref_t<Params>>::value);
-  [&]<std::size_t... J>(std::index_sequence<J...>) {
-    (void)(require_moments_match_params<std::remove_cvref_t<Params>,
-                                        std::remove_cvref_t<decltype(Tr::template moment<J>(std::declval<const State&>()))>>::value &&
-           ... && true);
-  }(std::make_index_sequence<Tr::moments>{});
+// Whether the trees given to update fit (else the require_* checks say why, and nothing else
+// is compiled, so that their message is the only error).
+template <class Tr, class G, class S, class P>
+constexpr bool trees_fit() {
+  using PD = std::remove_cvref_t<P>;
+  if constexpr (!nax::detail::same_structure_v<PD, std::remove_cvref_t<G>>) {
+    return false;
+  } else if constexpr (!Tr::template state_matches<std::remove_cvref_t<S>, PD>()) {
+    return false;
+  } else {
+    return []<std::size_t... J>(std::index_sequence<J...>) {
+      return (nax::detail::same_structure_v<
+                  PD, std::remove_cvref_t<decltype(Tr::template moment<J>(std::declval<const std::remove_reference_t<S>&>()))>> &&
+              ... && true);
+    }(std::make_index_sequence<Tr::moments>{});
+  }
+}
+template <class Tr, class G, class S, class P>
+void report_trees() {
+  using PD = std::remove_cvref_t<P>;
+  if constexpr (!nax::detail::same_structure_v<PD, std::remove_cvref_t<G>>)
+    static_assert(require_grads_match_params<PD, std::remove_cvref_t<G>>::value);
+  else if constexpr (!Tr::template state_matches<std::remove_cvref_t<S>, PD>())
+    static_assert(require_state_of<Tr, std::remove_cvref_t<S>, PD>::value);
+  else
+    [&]<std::size_t... J>(std::index_sequence<J...>) {
+      (void)(require_moments_match_params<PD, std::remove_cvref_t<decltype(Tr::template moment<J>(
+                                                  std::declval<const std::remove_reference_t<S>&>()))>>::value &&
+             ... && true);
+    }(std::make_index_sequence<Tr::moments>{});
 }
 
 // One step of transform tr. Apply = false: (updates, new state); true: (new params, new state),
 // the update added to each parameter in the same pass (optax.apply_updates' p + u in p's type).
 template <bool Apply, class Tr, class G, class S, class P>
+auto run_fitting(const Tr& tr, G&& grads, S&& state, P&& params);
+
+template <bool Apply, class Tr, class G, class S, class P>
 auto run_update(const Tr& tr, G&& grads, S&& state, P&& params) {
+  if constexpr (!trees_fit<Tr, G, S, P>()) {
+    report_trees<Tr, G, S, P>();
+    return std::pair<int, int>{};
+  } else {
+    return run_fitting<Apply>(tr, std::forward<G>(grads), std::forward<S>(state), std::forward<P>(params));
+  }
+}
+template <bool Apply, class Tr, class G, class S, class P>
+auto run_fitting(const Tr& tr, G&& grads, S&& state, P&& params) {
   using Seq = std::make_index_sequence<Tr::moments>;
-  static_assert(require_grads_match_params<std::remove_cvref_t<P>, std::remove_cvref_t<G>>::value);
-  check_state<Tr, S, P>();
   auto step = tr.begin(std::as_const(state), std::as_const(params),
                        top_upstream{std::as_const(grads), std::as_const(params), forward_moments<Tr>(std::as_const(state), Seq{})});
   std::size_t index = 0;
@@ -165,6 +197,8 @@ struct transform_base {
     if constexpr (!Derived::needs_params) {
       const auto& shape = grads;  // params stand-in: never read by a transform that needs none
       return detail::run_update<false>(self(), std::forward<G>(grads), std::forward<S>(state), shape);
+    } else {
+      return std::pair<int, int>{};
     }
   }
   template <class S, class P>
@@ -180,7 +214,10 @@ struct transform_base {
 // leaf; parameters passed as an rvalue are updated in their own buffers).
 template <class P, class U>
 auto apply_updates(P&& params, const U& updates) {
-  static_assert(detail::require_grads_match_params<std::remove_cvref_t<P>, U>::value);
+  if constexpr (!nax::detail::same_structure_v<std::remove_cvref_t<P>, U>) {
+    static_assert(detail::require_grads_match_params<std::remove_cvref_t<P>, U>::value);
+    return 0;
+  } else {
   std::size_t index = 0;
   auto leaf_fn = [&](auto, auto&& p, const auto& u) {
     detail::check_leaf(index++, "parameter", p, "update", u);
@@ -189,6 +226,7 @@ auto apply_updates(P&& params, const U& updates) {
     return std::get<0>(detail::emit(std::forward_as_tuple(std::forward<decltype(p)>(p)), std::move(out)));
   };
   return nax::detail::map_leaves<0>(leaf_fn, std::forward<P>(params), updates);
+  }
 }
 
 // update followed by apply_updates, one pass per leaf: reads each gradient, parameter and
