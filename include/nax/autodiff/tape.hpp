@@ -317,7 +317,7 @@ class tape final : public tape_interface {
   void add_into(tracked_buffer& b, const Ct& ct, typename Space::context& ctx) {
     using Kept = difference_t<typename Ct::axes_type, A>;
     auto add = [&](const auto& g) {
-      Space::assign(g, make_map<fn::plus>(leaf_of(g), make_map<fn::cast_to<T>>(ct)), ctx);
+      Space::assign(g, make_map<fn::plus>(Space::read(g, ctx), make_map<fn::cast_to<T>>(ct)), ctx);
     };
     if (b.entry >= 0) {  // an entry's output: its cotangent has its axes (accumulate sums the rest)
       if constexpr (Kept::size != 0) {

@@ -60,6 +60,12 @@ struct device_space {
   static nax::ArrayView<T, As...> writable(nax::cuda::Array<T, As...>& a) {
     return mutable_host_view(a);
   }
+  // A view that writable gave, read as a device leaf (its memory is on the context's device,
+  // where the space made it).
+  template <class T, class... As>
+  static DeviceLeaf<std::remove_const_t<T>, As...> read(const nax::ArrayView<T, As...>& v, context& ctx) {
+    return {{}, nax::ArrayView<const std::remove_const_t<T>, As...>(v.data(), v.extents(), v.strides()), {}, ctx.device, 0};
+  }
   template <class E>
   static auto materialise(const E& e, context& ctx) {
     return materialise_any(e, ctx);

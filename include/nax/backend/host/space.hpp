@@ -53,6 +53,11 @@ struct host_space {
   static ArrayView<T, As...> writable(Array<T, As...>& a) {
     return a.view();
   }
+  // A leaf of this space reading a view that writable gave (to read a result back while adding into it).
+  template <class T, class... As>
+  static auto read(const ArrayView<T, As...>& v, context&) {
+    return leaf_of(v);
+  }
   // The output evaluated once (a leaf of this space; reductions and contractions memoised).
   template <class E>
   static auto materialise(const E& e, context& ctx) {
