@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -122,18 +122,39 @@ def deep_mlp_cases():
     yield "BM_deep_mlp_jax", lambda: jax.block_until_ready(step(layers, x, x)), 1.0
 
 
+def rnn_cases():
+    """bench/rnn.cpp's model: a tanh RNN over 64 steps (lax.scan), batch 256, width 256, input
+    width 128, mean squared last state, jit(value_and_grad) plus SGD (the same fill and phases)."""
+    steps, n_batch, width, n_feat = 64, 256, 256, 128
+
+    def loss(cell, xs, _y):
+        w, u, b = cell
+
+        def step(h, x_t):
+            return jnp.tanh(h @ w + x_t @ u + b), None
+
+        h, _ = jax.lax.scan(step, jnp.zeros((n_batch, width), jnp.float32), xs)
+        return jnp.mean(jnp.square(h))
+
+    xs = fill((steps, n_batch, n_feat), 1.0, 0.0)
+    cell = (fill((width, width), 1.0 / np.sqrt(width), 2.0), fill((n_feat, width), 1.0 / np.sqrt(n_feat), 3.0),
+            fill((width,), 0.1, 4.0))
+    step = sgd(loss)
+    yield "BM_rnn_jax", lambda: jax.block_until_ready(step(cell, xs, xs)), 1.0
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
-             "deep_mlp": deep_mlp_cases}
+             "deep_mlp": deep_mlp_cases, "rnn": rnn_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue
         seconds = median_seconds(fn)
-        if group in ("train_step", "deep_mlp"):
+        if group in ("train_step", "deep_mlp", "rnn"):
             print("%s %.9f" % (name, seconds), flush=True)
         else:
             print("%s %.3f" % (name, amount / seconds / 1e9), flush=True)
