@@ -17,6 +17,12 @@ struct argument_error : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A file could not be read or written, or holds something else than was asked for; the text
+// names the file, what it found and what was expected.
+struct io_error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 // A CUDA, cuBLAS, NCCL or MPI call failed; the text names the call and the library's reason.
 struct device_error : std::runtime_error {
   using std::runtime_error::runtime_error;
