@@ -210,6 +210,30 @@ struct transform_base {
   const Derived& self() const { return static_cast<const Derived&>(*this); }
 };
 
+// What a transform that keeps no state inherits besides update: no moments, an EmptyState, and
+// a begin that computes nothing (a transform whose leaves need a value from before them, as
+// clip_by_global_norm's norm, defines its own begin).
+template <class Derived>
+struct stateless_transform : transform_base<Derived> {
+  static constexpr std::size_t moments = 0;
+  template <class P>
+  using state_shape = EmptyState;
+  template <class P>
+  EmptyState init(const P&) const {
+    return {};
+  }
+  template <std::size_t J, class S>
+  static void moment(S&&);
+  template <class S, class P, class Up>
+  int begin(const S&, const P&, const Up&) const {
+    return 0;
+  }
+  template <class Step, class S>
+  EmptyState finish(const Step&, S&&) const {
+    return {};
+  }
+};
+
 // optax.apply_updates: p + u for every leaf, in the parameter's element type (one pass per
 // leaf; parameters passed as an rvalue are updated in their own buffers).
 template <class P, class U>

@@ -11,30 +11,13 @@
 
 namespace nax::optim {
 
-struct clip : transform_base<clip> {
+struct clip : stateless_transform<clip> {
   double max_delta;
   explicit clip(double m) : max_delta(m) {}
-  static constexpr std::size_t moments = 0;
-  template <class P>
-  using state_shape = EmptyState;
-  template <class P>
-  EmptyState init(const P&) const {
-    return {};
-  }
-  template <std::size_t J, class S>
-  static void moment(S&&);
-  template <class S, class P, class Up>
-  int begin(const S&, const P&, const Up&) const {
-    return 0;
-  }
   template <class U, class P>
   auto leaf(int, std::size_t, U&& u, const P&) const {
     using T = detail::value_t<U>;
     return std::make_tuple(nax::minimum(nax::maximum(std::forward<U>(u), T(-max_delta)), T(max_delta)));
-  }
-  template <class S>
-  EmptyState finish(int, S&&) const {
-    return {};
   }
 };
 
@@ -57,18 +40,9 @@ auto squared_norm(const U& u) {
 }  // namespace detail
 
 template <class... Axes>
-struct clip_by_global_norm : transform_base<clip_by_global_norm<Axes...>> {
+struct clip_by_global_norm : stateless_transform<clip_by_global_norm<Axes...>> {
   double max_norm;
   explicit clip_by_global_norm(double m) : max_norm(m) {}
-  static constexpr std::size_t moments = 0;
-  template <class P>
-  using state_shape = EmptyState;
-  template <class P>
-  EmptyState init(const P&) const {
-    return {};
-  }
-  template <std::size_t J, class S>
-  static void moment(S&&);
   template <class S, class P, class Up>
   auto begin(const S&, const P&, const Up& up) const {
     auto terms = up.map([](std::size_t, const auto& u, const auto&...) { return detail::squared_norm<axes<Axes...>>(u); });
@@ -85,10 +59,6 @@ struct clip_by_global_norm : transform_base<clip_by_global_norm<Axes...>> {
     // jax.lax.select(norm < max_norm, u, (u / norm.astype(T)) * max_norm)
     auto clipped = (u / nax::cast<T>(norm)) * T(max_norm);
     return std::make_tuple(nax::where(norm < NT(max_norm), std::forward<U>(u), std::move(clipped)));
-  }
-  template <class N, class S>
-  EmptyState finish(const N&, S&&) const {
-    return {};
   }
 };
 

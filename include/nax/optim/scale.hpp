@@ -16,43 +16,17 @@ auto as_value(double c) {
 }  // namespace detail
 
 // optax.identity: updates unchanged, no state.
-struct identity : transform_base<identity> {
-  static constexpr std::size_t moments = 0;
-  template <class P>
-  using state_shape = EmptyState;
-  template <class P>
-  EmptyState init(const P&) const {
-    return {};
-  }
-  template <std::size_t J, class S>
-  static void moment(S&&);
-  template <class S, class P, class Up>
-  int begin(const S&, const P&, const Up&) const {
-    return 0;
-  }
+struct identity : stateless_transform<identity> {
   template <class U, class P>
   auto leaf(int, std::size_t, U&& u, const P&) const {
     return std::make_tuple(std::forward<U>(u));
   }
-  template <class S>
-  EmptyState finish(int, S&&) const {
-    return {};
-  }
 };
 
 // optax.scale: step_size * u.
-struct scale : transform_base<scale> {
+struct scale : stateless_transform<scale> {
   double step_size;
   explicit scale(double s) : step_size(s) {}
-  static constexpr std::size_t moments = 0;
-  template <class P>
-  using state_shape = EmptyState;
-  template <class P>
-  EmptyState init(const P&) const {
-    return {};
-  }
-  template <std::size_t J, class S>
-  static void moment(S&&);
   template <class S, class P, class Up>
   double begin(const S&, const P&, const Up&) const {
     return step_size;
@@ -60,10 +34,6 @@ struct scale : transform_base<scale> {
   template <class U, class P>
   auto leaf(double s, std::size_t, U&& u, const P&) const {
     return std::make_tuple(detail::as_value<U>(s) * std::forward<U>(u));
-  }
-  template <class S>
-  EmptyState finish(double, S&&) const {
-    return {};
   }
 };
 
