@@ -3,9 +3,17 @@
 // linearly for 10 steps and then follows a cosine to 1e-3 at step 100, after clipping the
 // gradients to a global norm of 1. The parameters are a Hana struct; the loop is optax's
 // (init, update, apply_updates). Prints the loss every 20 steps; exits non-zero unless it falls.
+// With --checkpoint PATH it resumes from PATH when that file exists, and with --stop-after N
+// it saves the parameters, the optimizer's state and the step there (a .npz, nax::io::
+// save_tree) after computing step N's loss, and stops: the resumed run's losses are the ones
+// an uninterrupted run prints (tests/io/resume_test.cpp checks it bit for bit).
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
 #include <vector>
 
+#include <nax/io.hpp>
 #include <nax/optim.hpp>
 
 namespace train_adamw {
@@ -18,7 +26,8 @@ struct Params {
 
 constexpr nax::index_t examples = 128, features = 20, steps = 100;
 
-inline std::vector<double> run(bool print) {
+// The losses of steps [first, last], first being 0 or the resumed checkpoint's step.
+inline std::vector<double> run(bool print, const std::string& checkpoint = "", nax::index_t stop_after = -1) {
   namespace random = nax::random;
   namespace optim = nax::optim;
   auto keys = random::split(random::key(42), 3);
@@ -37,12 +46,29 @@ inline std::vector<double> run(bool print) {
   auto opt = optim::chain(optim::clip_by_global_norm(1.0), optim::adamw(schedule));
   auto state = opt.init(params);
 
+  nax::index_t first = 0;
+  if (!checkpoint.empty() && std::filesystem::exists(checkpoint)) {
+    // The same tree that was saved: parameters, state, step (a rank-0 array).
+    auto [p, st, at] = nax::io::load_tree(checkpoint, std::make_tuple(params, state, nax::Array<std::int64_t>()));
+    params = std::move(p);
+    state = std::move(st);
+    first = at.item();
+    if (print) std::printf("resumed from %s at step %d\n", checkpoint.c_str(), int(first));
+  }
+
   std::vector<double> losses;
-  for (nax::index_t step = 0; step <= steps; ++step) {
+  for (nax::index_t step = first; step <= steps; ++step) {
     auto [loss, grads] = nax::value_and_grad(loss_fn)(params);
     losses.push_back(loss.item());
     if (print && step % 20 == 0)
       std::printf("step %3d  loss %.6f  learning rate %.5f\n", int(step), losses.back(), schedule(step));
+    if (step == stop_after && !checkpoint.empty()) {
+      nax::Array<std::int64_t> at(std::array<nax::index_t, 0>{});
+      at.data()[0] = step;
+      nax::io::save_tree(checkpoint, std::make_tuple(params, state, at));
+      if (print) std::printf("saved %s at step %d\n", checkpoint.c_str(), int(step));
+      break;
+    }
     if (step == steps) break;
     auto [updates, new_state] = opt.update(grads, std::move(state), params);  // the state's buffers are reused
     params = optim::apply_updates(std::move(params), updates);
@@ -53,8 +79,19 @@ inline std::vector<double> run(bool print) {
 }  // namespace train_adamw
 
 #ifndef NAX_EXAMPLE_NO_MAIN
-int main() {
-  auto losses = train_adamw::run(true);
+int main(int argc, char** argv) {
+  std::string checkpoint;
+  nax::index_t stop_after = -1;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--checkpoint") && i + 1 < argc) checkpoint = argv[++i];
+    else if (!std::strcmp(argv[i], "--stop-after") && i + 1 < argc) stop_after = std::stoll(argv[++i]);
+    else {
+      std::printf("usage: train_adamw [--checkpoint PATH [--stop-after STEP]]\n");
+      return 2;
+    }
+  }
+  auto losses = train_adamw::run(true, checkpoint, stop_after);
+  if (stop_after >= 0) return 0;
   if (!(losses.back() < 0.5 * losses.front())) {
     std::printf("the loss did not fall\n");
     return 1;

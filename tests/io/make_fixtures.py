@@ -34,3 +34,11 @@ save("empty_f8.npy", np.zeros((0, 3), dtype="<f8"))
 # a structured dtype, which nax refuses
 save("structured.npy", np.zeros(2, dtype=[("x", "<f4"), ("y", "<i4")]))
 print("wrote", sorted(os.listdir(here)))
+
+# .npz archives as np.savez writes them (every entry marked ZIP64): w(i, j) = 2 i + j (float64,
+# (3, 2)), b = [5, -7] (int32); and the same compressed, which nax refuses.
+w = grid((3, 2), lambda i, j: 2 * i + j, "<f8")
+b = np.array([5, -7], dtype="<i4")
+np.savez(os.path.join(here, "savez.npz"), w=w, b=b)
+np.savez_compressed(os.path.join(here, "savez_compressed.npz"), w=w, b=b)
+print("wrote the .npz files")

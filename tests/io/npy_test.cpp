@@ -5,65 +5,17 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <string>
 
-#include <unistd.h>
-
-#include <nax/io.hpp>
-#include <nax/nax.hpp>
-
 #include "../support/reference.hpp"
+#include "io_support.hpp"
 
 namespace {
 NAX_AXIS(a);
 NAX_AXIS(b);
 NAX_AXIS(c);
 
-using nax::index_t;
-namespace fs = std::filesystem;
-
-// A fresh folder for one test case's files, removed afterwards.
-struct scratch {
-  fs::path dir;
-  explicit scratch(const std::string& name) {
-    dir = fs::temp_directory_path() / ("nax_io_test_" + name + "_" + std::to_string(::getpid()));
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  ~scratch() {
-    std::error_code ignored;
-    fs::remove_all(dir, ignored);
-  }
-  fs::path operator/(const std::string& file) const { return dir / file; }
-  std::size_t file_count() const {
-    std::size_t n = 0;
-    for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++n;
-    return n;
-  }
-};
-
-fs::path data(const std::string& file) { return fs::path(NAX_TEST_SOURCE_DIR) / "io" / "data" / file; }
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-void write_bytes(const fs::path& p, const std::string& bytes) {
-  std::ofstream(p, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-}
-
-template <class F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const nax::io_error& e) {
-    return e.what();
-  }
-  return "(no io_error)";
-}
+using namespace io_test;
 
 // Saves a random array with axes As..., loads it back with the same names, compares every
 // element (bitwise: a round trip is exact).
@@ -92,33 +44,14 @@ void round_trips(nax_test::random_source& rng, const scratch& dir) {
   }
 }
 
-// The values check_numpy.py expects, element i in row-major order.
-template <class T>
-T pattern(index_t i) {
-  if constexpr (std::is_same_v<T, bool>) return i % 3 == 0;
-  else return static_cast<T>((37 * i) % 101 - 50);
-}
-
-// A Python that imports numpy: python3 on PATH, else Debian's (a PATH may lead to another Python
-// first, e.g. pyenv's). Empty when there is none.
-const std::string& numpy_python() {
-  static const std::string found = [] {
-    for (const char* python : {"python3", "/usr/bin/python3"})
-      if (std::system((std::string(python) + " -c 'import numpy' > /dev/null 2>&1").c_str()) == 0) return std::string(python);
-    return std::string();
-  }();
-  return found;
-}
-
 template <class T, class... As>
 void numpy_reads(const scratch& dir, const char* dtype, const std::array<index_t, sizeof...(As)>& extents) {
-  nax::Array<T, As...> x(extents);
-  for (index_t i = 0; i < x.size(); ++i) x.data()[i] = pattern<T>(i);
+  const auto x = patterned<T, As...>(extents);
   const auto path = dir / "for_numpy.npy";
   nax::io::save_npy(path, x);
   std::string shape;
   for (std::size_t k = 0; k != extents.size(); ++k) shape += (k ? "," : "") + std::to_string(extents[k]);
-  const std::string command = numpy_python() + " '" + (fs::path(NAX_TEST_SOURCE_DIR) / "io" / "check_numpy.py").string() +
+  const std::string command = numpy_python() + " '" + script("check_numpy.py").string() +
                               "' '" + path.string() + "' '" + dtype + "' '" + shape + "'";
   INFO(command);
   CHECK(std::system(command.c_str()) == 0);

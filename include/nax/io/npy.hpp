@@ -45,31 +45,159 @@ inline std::filesystem::path temporary_beside(const std::filesystem::path& path)
   return path.string() + ".tmp-" + std::to_string(stamp) + "-" + std::to_string(counter++);
 }
 
-// Writes header and data to path through a temporary file and a rename.
-inline void write_whole_file(const std::filesystem::path& path, const std::string& header, const char* data,
-                             std::size_t bytes) {
+// Calls write(out) on a stream to a temporary file beside path, then renames it to path: a
+// reader never sees half a file. Any exception, or a failed write, removes the temporary.
+template <class Write>
+void write_atomically(const std::filesystem::path& path, Write&& write) {
   const auto tmp = temporary_beside(path);
+  auto discard = [&] {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+  };
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) throw io_error("nax::io: cannot create " + tmp.string() + " to write " + path.string() + ": " + errno_text());
-    out.write(header.data(), static_cast<std::streamsize>(header.size()));
-    if (bytes) out.write(data, static_cast<std::streamsize>(bytes));
+    try {
+      write(out);
+    } catch (...) {
+      out.close();
+      discard();
+      throw;
+    }
+    const auto written = static_cast<std::streamoff>(out.tellp());
     out.close();
     if (!out) {
       const std::string why = errno_text();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw io_error("nax::io: writing " + std::to_string(header.size() + bytes) + " bytes to " + path.string() +
-                     " failed: " + why);
+      discard();
+      throw io_error("nax::io: writing " + path.string() + " failed after " + std::to_string(written) + " bytes: " + why);
     }
   }
   std::error_code ec;
   std::filesystem::rename(tmp, path, ec);
   if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
+    discard();
     throw io_error("nax::io: cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
   }
+}
+
+inline void write_bytes(std::ostream& out, std::string_view bytes) {
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+}  // namespace detail
+
+namespace detail {
+
+// The .npy header of a host array; its elements, row-major, follow it in the file (npy_body).
+template <class T, class... As>
+std::string npy_header_of(const Array<T, As...>& a) {
+  static_assert(require_npy_element<T>::value);
+  std::vector<index_t> shape(a.extents().begin(), a.extents().end());
+  return format_header(dtype_of<T>(), shape);
+}
+template <class T, class... As>
+std::string_view npy_body(const Array<T, As...>& a) {
+  return {reinterpret_cast<const char*>(a.data()), static_cast<std::size_t>(a.size()) * sizeof(T)};
+}
+
+template <std::size_t N>
+index_t row_major_stride(const std::array<index_t, N>& extents, std::size_t k) {
+  index_t s = 1;
+  for (std::size_t j = k + 1; j < N; ++j) s *= extents[j];
+  return s;
+}
+
+// The array a .npy file (its bytes, named `what` in messages) holds, as an Array<T, As...>
+// whose axis k is the file's axis from_file[k] (the identity for load_npy; a permutation when
+// a checkpoint stored the axes in another order), byte-swapped when the file's order is not
+// this machine's.
+template <class T, class... As>
+Array<T, As...> decode_npy(std::string_view bytes, const std::string& what,
+                           const std::array<std::size_t, sizeof...(As)>& from_file) {
+  static_assert(require_npy_element<T>::value);
+  constexpr std::size_t N = sizeof...(As);
+  const npy_header h = parse_header(std::string(bytes.substr(0, std::min<std::size_t>(bytes.size(), header_prefix_limit(bytes)))), what);
+
+  const std::string want = dtype_of<T>();
+  if (h.kind != want[1] || h.item_size != sizeof(T))
+    throw io_error("nax::io: " + what + " holds dtype '" + h.descr + "', but " + want.substr(1) + " ('" + want +
+                   "', either byte order) was asked for");
+  if (h.shape.size() != N)
+    throw io_error("nax::io: " + what + " holds shape " + shape_text(h.shape) + " (" + std::to_string(h.shape.size()) +
+                   " axes), but " + std::to_string(N) + " axes " + axis_list_text<As...>() + " were asked for");
+
+  index_t count = 1;
+  for (std::size_t k = 0; k != N; ++k) {
+    const index_t e = h.shape[k];
+    if (e != 0 && count > std::numeric_limits<index_t>::max() / index_t(sizeof(T)) / e)
+      throw io_error("nax::io: " + what + ": shape " + shape_text(h.shape) + " of '" + h.descr +
+                     "' overflows a 64-bit byte count");
+    count *= e;
+  }
+  const std::size_t need = static_cast<std::size_t>(count) * sizeof(T);
+  const std::size_t have = bytes.size() - h.data_offset;
+  if (have != need)
+    throw io_error("nax::io: " + what + " holds " + std::to_string(have) + " bytes of data, but its shape " +
+                   shape_text(h.shape) + " of '" + h.descr + "' needs " + std::to_string(need) +
+                   (have < need ? " (the file is truncated)" : " (the file has bytes after its data)"));
+
+  const char* data = bytes.data() + h.data_offset;
+  const bool swap = sizeof(T) > 1 && h.order != '|' && h.order != native_order;
+
+  // The file's strides (row-major, or column-major for Fortran order), read in the output's order.
+  std::array<index_t, N> file_stride{}, extents{}, stride{};
+  index_t run = 1;
+  for (std::size_t j = 0; j != N; ++j) {
+    const std::size_t k = h.fortran_order ? j : N - 1 - j;
+    file_stride[k] = run;
+    run *= h.shape[k];
+  }
+  for (std::size_t k = 0; k != N; ++k) extents[k] = h.shape[from_file[k]], stride[k] = file_stride[from_file[k]];
+
+  Array<T, As...> out(nax::detail::no_fill, extents);
+  bool in_order = !std::is_same_v<T, bool> && !swap;  // the file's bytes are the array's: one copy
+  for (std::size_t k = 0; k != N; ++k) in_order = in_order && (extents[k] <= 1 || stride[k] == row_major_stride(extents, k));
+  if (in_order) {
+    if (need) std::memcpy(out.data(), data, need);
+    return out;
+  }
+  std::array<index_t, N> index{};
+  index_t offset = 0;
+  for (index_t i = 0; i != count; ++i) {
+    if constexpr (std::is_same_v<T, bool>) out.data()[i] = data[offset] != 0;  // (any non-zero byte is true)
+    else std::memcpy(out.data() + i, data + offset * index_t(sizeof(T)), sizeof(T));
+    if (swap) swap_bytes(reinterpret_cast<char*>(out.data() + i), 1, sizeof(T));
+    for (std::size_t k = N; k-- != 0;) {  // next row-major index of the output
+      if (++index[k] < extents[k]) {
+        offset += stride[k];
+        break;
+      }
+      offset -= (extents[k] - 1) * stride[k];
+      index[k] = 0;
+    }
+  }
+  return out;
+}
+
+inline std::string read_whole_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw io_error("nax::io: cannot open " + path.string() + ": " + errno_text());
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw io_error("nax::io: cannot find the size of " + path.string() + ": " + errno_text());
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  in.read(bytes.data(), size);
+  if (in.gcount() != size)
+    throw io_error("nax::io: reading " + path.string() + " failed after " + std::to_string(in.gcount()) + " of " +
+                   std::to_string(size) + " bytes: " + errno_text());
+  return bytes;
+}
+
+template <std::size_t N>
+constexpr std::array<std::size_t, N> identity_order() {
+  std::array<std::size_t, N> p{};
+  for (std::size_t k = 0; k != N; ++k) p[k] = k;
+  return p;
 }
 
 }  // namespace detail
@@ -78,11 +206,10 @@ inline void write_whole_file(const std::filesystem::path& path, const std::strin
 // declared order, row-major, in this machine's byte order.
 template <class T, class... As>
 void save_npy(const std::filesystem::path& path, const Array<T, As...>& a) {
-  static_assert(detail::require_npy_element<T>::value);
-  std::vector<index_t> shape(a.extents().begin(), a.extents().end());
-  const std::string header = detail::format_header(detail::dtype_of<T>(), shape);
-  detail::write_whole_file(path, header, reinterpret_cast<const char*>(a.data()),
-                           static_cast<std::size_t>(a.size()) * sizeof(T));
+  detail::write_atomically(path, [&](std::ostream& out) {
+    detail::write_bytes(out, detail::npy_header_of(a));
+    detail::write_bytes(out, detail::npy_body(a));
+  });
 }
 template <class X>
 void save_npy(const std::filesystem::path& path, const X& x) {
@@ -94,72 +221,8 @@ void save_npy(const std::filesystem::path& path, const X& x) {
 // its rank the number of As; the extents are the file's shape, in order.
 template <class T, class... As>
 Array<T, As...> load_npy(const std::filesystem::path& path) {
-  static_assert(detail::require_npy_element<T>::value);
-  const std::string file = path.string();
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw io_error("nax::io: cannot open " + file + ": " + detail::errno_text());
-  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw io_error("nax::io: reading " + file + " failed: " + detail::errno_text());
-  const detail::npy_header h = detail::parse_header(bytes, file);
-
-  const std::string want = detail::dtype_of<T>();
-  const bool same_kind = h.kind == want[1] && h.item_size == sizeof(T);
-  if (!same_kind)
-    throw io_error("nax::io: " + file + " holds dtype '" + h.descr + "', but load_npy<" + want.substr(1) + "> expects '" +
-                   want + "' (either byte order)");
-  if (h.shape.size() != sizeof...(As))
-    throw io_error("nax::io: " + file + " holds shape " + detail::shape_text(h.shape) + " (" +
-                   std::to_string(h.shape.size()) + " axes), but load_npy was given " + std::to_string(sizeof...(As)) +
-                   " axes " + detail::axis_list_text<As...>());
-
-  std::array<index_t, sizeof...(As)> extents{};
-  index_t count = 1;
-  for (std::size_t k = 0; k != sizeof...(As); ++k) {
-    extents[k] = h.shape[k];
-    if (extents[k] != 0 && count > std::numeric_limits<index_t>::max() / index_t(sizeof(T)) / extents[k])
-      throw io_error("nax::io: " + file + ": shape " + detail::shape_text(h.shape) + " of '" + h.descr +
-                     "' overflows a 64-bit byte count");
-    count *= extents[k];
-  }
-  const std::size_t need = static_cast<std::size_t>(count) * sizeof(T);
-  const std::size_t have = bytes.size() - h.data_offset;
-  if (have != need)
-    throw io_error("nax::io: " + file + " holds " + std::to_string(have) + " bytes of data, but its shape " +
-                   detail::shape_text(h.shape) + " of '" + h.descr + "' needs " + std::to_string(need) +
-                   (have < need ? " (the file is truncated)" : " (the file has bytes after its data)"));
-
-  char* data = bytes.data() + h.data_offset;
-  if (sizeof(T) > 1 && h.order != '|' && h.order != detail::native_order)
-    detail::swap_bytes(data, static_cast<std::size_t>(count), sizeof(T));
-
-  Array<T, As...> out(nax::detail::no_fill, extents);
-  auto element = [&](std::size_t i) {
-    T v;
-    if constexpr (std::is_same_v<T, bool>) v = data[i] != 0;  // (a byte that is not 0 or 1 is still a bool)
-    else std::memcpy(&v, data + i * sizeof(T), sizeof(T));
-    return v;
-  };
-  if (!h.fortran_order || sizeof...(As) < 2) {
-    for (index_t i = 0; i != count; ++i) out.data()[i] = element(static_cast<std::size_t>(i));
-  } else {
-    // Column-major in the file: walk the row-major output, keeping the file offset.
-    std::array<index_t, sizeof...(As)> index{}, fstride{};
-    index_t s = 1;
-    for (std::size_t k = 0; k != sizeof...(As); ++k) fstride[k] = s, s *= extents[k];
-    index_t offset = 0;
-    for (index_t i = 0; i != count; ++i) {
-      out.data()[i] = element(static_cast<std::size_t>(offset));
-      for (std::size_t k = sizeof...(As); k-- != 0;) {
-        if (++index[k] < extents[k]) {
-          offset += fstride[k];
-          break;
-        }
-        offset -= (extents[k] - 1) * fstride[k];
-        index[k] = 0;
-      }
-    }
-  }
-  return out;
+  const std::string bytes = detail::read_whole_file(path);
+  return detail::decode_npy<T, As...>(bytes, path.string(), detail::identity_order<sizeof...(As)>());
 }
 
 }  // namespace nax::io

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -179,6 +180,15 @@ class header_parser {
   const std::string& file_;
   std::size_t at_ = 0;
 };
+
+// How many bytes of a .npy file its header takes at most (all of them when the prefix is cut).
+inline std::size_t header_prefix_limit(std::string_view bytes) {
+  if (bytes.size() < 12 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bytes.size();
+  const std::size_t width = static_cast<unsigned char>(bytes[6]) == 1 ? 2 : 4;
+  std::size_t length = 0;
+  for (std::size_t b = 0; b != width; ++b) length |= std::size_t(static_cast<unsigned char>(bytes[8 + b])) << (8 * b);
+  return 8 + width + length;
+}
 
 // Parses the bytes that begin a .npy file (as many as were read: at least the prefix and the
 // header, else io_error).
