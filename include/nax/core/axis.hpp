@@ -1,6 +1,6 @@
 // Axis names: tag types declared with NAX_AXIS(name). Bottom of the core layer.
 // Tag types rather than string template arguments: nvcc 13.0 breaks on class-type
-// template arguments in host code (../shared/TOOLCHAIN.md), and tags work in kernels too.
+// template arguments in host code (docs/toolchain.md), and tags work in kernels too.
 #pragma once
 #include <string_view>
 #include <type_traits>

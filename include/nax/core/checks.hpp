@@ -1,6 +1,6 @@
 // Compile-time checks users see. Each lives in a class template parameterised by the
 // names involved, so g++, clang and nvcc print those names in the instantiation context
-// (../shared/TOOLCHAIN.md). Use as: static_assert(detail::require_axis_present<A, L>::value);
+// (docs/toolchain.md). Use as: static_assert(detail::require_axis_present<A, L>::value);
 #pragma once
 #include "axis_list.hpp"
 #include "element_type.hpp"
