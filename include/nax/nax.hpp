@@ -10,6 +10,7 @@
 #include "core/array.hpp"
 #include "core/config.hpp"
 #include "core/errors.hpp"
+#include "core/foreign_view.hpp"
 #include "core/print.hpp"
 #include "expr/axis_index.hpp"
 #include "expr/contract.hpp"
