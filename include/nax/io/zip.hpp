@@ -185,8 +185,10 @@ class zip_reader {
       need(at + 46, name_len + extra_len + comment_len, "a central directory header");
       const std::string name(in_.substr(at + 46, name_len));
       // ZIP64 extended information (0x0001): the fields that read 0xFFFFFFFF, in this order.
-      for (std::uint64_t e = at + 46 + name_len; e + 4 <= at + 46 + name_len + extra_len;) {
+      const std::uint64_t extra_end = at + 46 + name_len + extra_len;
+      for (std::uint64_t e = at + 46 + name_len; e + 4 <= extra_end;) {
         const std::uint64_t id = get_le(in_, e, 2), len = get_le(in_, e + 2, 2);
+        if (e + 4 + len > extra_end) fail("has a damaged extra field in the central header of '" + name + "'");
         std::uint64_t f = e + 4;
         if (id == 1) {
           if (usize == 0xFFFFFFFF && f + 8 <= e + 4 + len) usize = get_le(in_, f, 8), f += 8;
