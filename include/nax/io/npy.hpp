@@ -11,11 +11,11 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include "../backend/host/evaluate.hpp"
 #include "../core/array.hpp"
@@ -26,16 +26,15 @@ namespace detail {
 
 inline std::string errno_text() { return std::strerror(errno); }
 
-template <class... As>
-std::string axis_list_text() {
+// "(a, b, c)": names in messages.
+inline std::string list_text(const std::vector<std::string>& names) {
   std::string t;
-  ((t += (t.empty() ? "" : ", ") + std::string(axis_name<As>())), ...);
+  for (const auto& n : names) t += (t.empty() ? "" : ", ") + n;
   return "(" + t + ")";
 }
-
-// Reverses the bytes of each of n elements of size s in place.
-inline void swap_bytes(char* p, std::size_t n, std::size_t s) {
-  for (std::size_t i = 0; i != n; ++i) std::reverse(p + i * s, p + (i + 1) * s);
+template <class... As>
+std::vector<std::string> axis_names() {
+  return {std::string(axis_name<As>())...};
 }
 
 // A name beside path, unique within this process and likely across processes.
@@ -124,7 +123,7 @@ Array<T, As...> decode_npy(std::string_view bytes, const std::string& what,
                    "', either byte order) was asked for");
   if (h.shape.size() != N)
     throw io_error("nax::io: " + what + " holds shape " + shape_text(h.shape) + " (" + std::to_string(h.shape.size()) +
-                   " axes), but " + std::to_string(N) + " axes " + axis_list_text<As...>() + " were asked for");
+                   " axes), but " + std::to_string(N) + " axes " + list_text(axis_names<As...>()) + " were asked for");
 
   index_t count = 1;
   for (std::size_t k = 0; k != N; ++k) {
@@ -166,7 +165,10 @@ Array<T, As...> decode_npy(std::string_view bytes, const std::string& what,
   for (index_t i = 0; i != count; ++i) {
     if constexpr (std::is_same_v<T, bool>) out.data()[i] = data[offset] != 0;  // (any non-zero byte is true)
     else std::memcpy(out.data() + i, data + offset * index_t(sizeof(T)), sizeof(T));
-    if (swap) swap_bytes(reinterpret_cast<char*>(out.data() + i), 1, sizeof(T));
+    if (swap) {
+      char* p = reinterpret_cast<char*>(out.data() + i);
+      std::reverse(p, p + sizeof(T));
+    }
     for (std::size_t k = N; k-- != 0;) {  // next row-major index of the output
       if (++index[k] < extents[k]) {
         offset += stride[k];

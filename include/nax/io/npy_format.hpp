@@ -61,9 +61,10 @@ inline std::string shape_text(const std::vector<index_t>& shape) {
 // begin at a multiple of 64 bytes; version 1.0 while its length fits 16 bits, else 2.0.
 inline std::string format_header(const std::string& descr, const std::vector<index_t>& shape) {
   std::string dict = "{'descr': '" + descr + "', 'fortran_order': False, 'shape': " + shape_text(shape) + ", }";
-  const bool v2 = dict.size() + 1 + 10 > 65535;  // (1.0's length field is 16 bits)
+  auto padded = [&](std::size_t prefix) { return (prefix + dict.size() + 1 + 63) / 64 * 64; };
+  const bool v2 = padded(10) - 10 > 65535;  // (1.0's length field, the padded header's, is 16 bits)
   const std::size_t prefix = v2 ? 12 : 10;
-  const std::size_t total = (prefix + dict.size() + 1 + 63) / 64 * 64;
+  const std::size_t total = padded(prefix);
   dict.append(total - prefix - dict.size() - 1, ' ');
   dict += '\n';
   std::string out = "\x93NUMPY";

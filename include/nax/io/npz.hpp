@@ -65,7 +65,7 @@ void for_each_leaf_with_path(Tree&& tree, const std::string& path, F& f) {
 template <class... As>
 std::string axis_names_csv(nax::axes<As...>) {
   std::string t;
-  ((t += (t.empty() ? "" : ",") + std::string(axis_name<As>())), ...);
+  for (const auto& n : axis_names<As...>()) t += (t.empty() ? "" : ",") + n;
   return t;
 }
 
@@ -108,12 +108,6 @@ inline std::map<std::string, std::vector<std::string>> parse_axes(std::string_vi
     out[std::string(line.substr(0, tab))] = std::move(names);
   }
   return out;
-}
-
-inline std::string join(const std::vector<std::string>& names) {
-  std::string t;
-  for (const auto& n : names) t += (t.empty() ? "" : ", ") + n;
-  return "(" + t + ")";
 }
 
 }  // namespace detail
@@ -171,7 +165,7 @@ void load_tree_into(const std::filesystem::path& path, Tree& tree) {
           const auto stored = axes.find(leaf_path);
           if (stored == axes.end())
             throw io_error("nax::io: " + what + ": " + detail::axes_entry + " has no axis names for it");
-          const std::vector<std::string> want{std::string(axis_name<As>())...};
+          const std::vector<std::string> want = detail::axis_names<As...>();
           std::vector<std::string> have = stored->second;
           bool same = have.size() == N;
           for (std::size_t k = 0; same && k != N; ++k) {
@@ -180,8 +174,8 @@ void load_tree_into(const std::filesystem::path& path, Tree& tree) {
             else from_file[k] = static_cast<std::size_t>(at - have.begin());
           }
           if (!same)
-            throw io_error("nax::io: " + what + " was saved with the axes " + detail::join(have) +
-                           ", but the tree's leaf has the axes " + detail::join(want));
+            throw io_error("nax::io: " + what + " was saved with the axes " + detail::list_text(have) +
+                           ", but the tree's leaf has the axes " + detail::list_text(want));
         }
         leaf = detail::decode_npy<typename L::value_type, As...>(found->second, what, from_file);
       }(typename L::axes_type{});
