@@ -1,17 +1,11 @@
 // expect-compile
-// The control of view_of_rank: one name per index.
+// The control of view_of_rank and view_of_no_rank: one name per index of a view with a rank().
 #include <nax/nax.hpp>
+
+#include "view_of_strided.hpp"
 
 NAX_AXIS(in);
 NAX_AXIS(out);
-
-struct strided {
-  float* p;
-  static constexpr std::size_t rank() { return 2; }
-  float* data_handle() const { return p; }
-  std::size_t extent(std::size_t) const { return 2; }
-  std::size_t stride(std::size_t k) const { return k ? 1 : 2; }
-};
 
 int main() {
   float memory[4] = {};

@@ -3,15 +3,9 @@
 // A rank-2 mdspan-like view given one axis name.
 #include <nax/nax.hpp>
 
-NAX_AXIS(in);
+#include "view_of_strided.hpp"
 
-struct strided {
-  float* p;
-  static constexpr std::size_t rank() { return 2; }
-  float* data_handle() const { return p; }
-  std::size_t extent(std::size_t) const { return 2; }
-  std::size_t stride(std::size_t k) const { return k ? 1 : 2; }
-};
+NAX_AXIS(in);
 
 int main() {
   float memory[4] = {};

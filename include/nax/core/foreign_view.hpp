@@ -1,6 +1,6 @@
 // nax::view_of<As...>(m): a named-axis view of memory another library owns, without a copy.
 // m gives its pointer as data_handle() (std::mdspan) or data() (Kokkos::View, a strided view
-// of your own), and extent(k) and stride(k) in elements for each of its indices k (std::mdspan's
+// of your own), its rank() (static or run-time), and extent(k) and stride(k) in elements for each of its indices k (std::mdspan's
 // layout_right, layout_left and layout_stride mappings all answer stride(k)). The axis names are
 // the caller's, one per index of m, in m's index order. As for any view, the memory must
 // outlive it. Back the other way, an ArrayView gives data(), extents() and strides(), which is
@@ -30,18 +30,28 @@ struct require_foreign_rank {
   static constexpr bool value = true;
 };
 
+template <class M>
+struct require_foreign_rank_known {
+  static_assert(requires(const M& m) { m.rank(); },
+                "nax: view_of(m): m (M) says nothing of its rank: it needs a rank() (static, as std::mdspan's, or "
+                "run-time, as Kokkos::View's), so that a wrong number of axis names is caught");
+  static constexpr bool value = true;
+};
+
 }  // namespace detail
 
 template <class... As, class M>
 auto view_of(M&& m) {
   using D = std::remove_cvref_t<M>;
   constexpr std::size_t N = sizeof...(As);
-  if constexpr (requires { std::integral_constant<std::size_t, D::rank()>{}; })
+  static_assert(detail::require_foreign_rank_known<D>::value);
+  if constexpr (requires { std::integral_constant<std::size_t, D::rank()>{}; }) {
     static_assert(detail::require_foreign_rank<D::rank(), axes<As...>>::value);
-  else if constexpr (requires { m.rank(); })
+  } else if constexpr (requires { m.rank(); }) {
     if (static_cast<std::size_t>(m.rank()) != N)
       throw shape_error("nax: view_of: the view has " + std::to_string(m.rank()) + " indices, but " +
                         std::to_string(N) + " axis names were given");
+  }
   auto* p = detail::pointer_of(m);
   using T = std::remove_pointer_t<decltype(p)>;
   std::array<index_t, N> extents{}, strides{};
