@@ -1,8 +1,8 @@
 // nax::view_of<As...>(m): a named-axis view of memory another library owns, without a copy.
 // m gives its pointer as data_handle() (std::mdspan) or data() (Kokkos::View, a strided view
-// of your own), its rank() (static or run-time), and extent(k) and stride(k) in elements for each of its indices k (std::mdspan's
-// layout_right, layout_left and layout_stride mappings all answer stride(k)). The axis names are
-// the caller's, one per index of m, in m's index order. As for any view, the memory must
+// of your own), its rank() (static or run-time), and extent(k) and stride(k) in elements for
+// each index k (std::mdspan's layout_right, layout_left and layout_stride mappings all answer
+// stride(k)). The axis names are the caller's, one per index of m, in m's index order. As for any view, the memory must
 // outlive it. Back the other way, an ArrayView gives data(), extents() and strides(), which is
 // what a std::mdspan with layout_stride or a Kokkos::View with LayoutStride is built from.
 // Core layer.
