@@ -73,27 +73,27 @@ auto tangent_rule(const Map<F, Cs...>& m, const Env& env) {
   if constexpr (std::is_same_v<F, fn::stop_gradient> || !any_floating) {
     return zero_tangent(m);
   } else if constexpr (std::is_same_v<F, fn::select>) {
-    return make_map<fn::select>(std::get<0>(m.children), tangent_or_zero(std::get<1>(m.children), env),
-                                tangent_or_zero(std::get<2>(m.children), env));
+    return make_map<fn::select>(get<0>(m.children), tangent_or_zero(get<1>(m.children), env),
+                                tangent_or_zero(get<2>(m.children), env));
   } else if constexpr (is_cast<F>::value) {
-    return make_map<F>(tangent(std::get<0>(m.children), env));
+    return make_map<F>(tangent(get<0>(m.children), env));
   } else if constexpr (std::is_same_v<F, fn::negate>) {
-    return make_map<fn::negate>(tangent(std::get<0>(m.children), env));
+    return make_map<fn::negate>(tangent(get<0>(m.children), env));
   } else if constexpr (std::is_same_v<F, fn::plus> || std::is_same_v<F, fn::minus>) {
-    return make_map<F>(tangent_or_zero(std::get<0>(m.children), env), tangent_or_zero(std::get<1>(m.children), env));
+    return make_map<F>(tangent_or_zero(get<0>(m.children), env), tangent_or_zero(get<1>(m.children), env));
   } else {
     auto term = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
       using C = std::tuple_element_t<J, std::tuple<Cs...>>;
       if constexpr (!std::is_floating_point_v<typename C::value_type>) {
         return std::tuple<>{};
       } else if constexpr (std::is_same_v<F, fn::multiplies> && J == 0) {  // (operands in the node's order)
-        return std::tuple(make_map<fn::multiplies>(tangent(std::get<0>(m.children), env), std::get<1>(m.children)));
+        return std::tuple(make_map<fn::multiplies>(tangent(get<0>(m.children), env), get<1>(m.children)));
       } else if constexpr (std::is_same_v<F, fn::multiplies>) {
-        return std::tuple(make_map<fn::multiplies>(std::get<0>(m.children), tangent(std::get<1>(m.children), env)));
+        return std::tuple(make_map<fn::multiplies>(get<0>(m.children), tangent(get<1>(m.children), env)));
       } else {
         static_assert(require_derivative<F, J>::value);
-        auto d = std::apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); }, m.children);
-        return std::tuple(make_map<fn::multiplies>(std::move(d), tangent(std::get<J>(m.children), env)));
+        auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });
+        return std::tuple(make_map<fn::multiplies>(std::move(d), tangent(get<J>(m.children), env)));
       }
     };
     auto terms = [&]<std::size_t... J>(std::index_sequence<J...>) {
@@ -175,9 +175,9 @@ auto tangent_rule(const Merge<C, Outer, Inner, Merged>& m, const Env& env) {
 
 template <class Axis, bool IsStack, class... Cs, class Env>
 auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
-  return std::apply([&](const auto&... c) {
+  return n.children.apply([&](const auto&... c) {
     return Join<Axis, IsStack, decltype(tangent(c, env))...>(tangent(c, env)...);
-  }, n.children);
+  });
 }
 
 // Collectives are linear (psum, all_gather) or have no derivative (pmax, pmin: as in JAX).

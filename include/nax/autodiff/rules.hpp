@@ -78,11 +78,11 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
     auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
       using C = std::tuple_element_t<J, std::tuple<Cs...>>;
       if constexpr (std::is_floating_point_v<typename C::value_type>) {
-        const C& child = std::get<J>(m.children);
+        const C& child = get<J>(m.children);
         if (!reaches(child, st)) return;
         if constexpr (std::is_same_v<F, fn::select>) {
-          if constexpr (J == 1) backprop(child, make_map<fn::select>(std::get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
-          else if constexpr (J == 2) backprop(child, make_map<fn::select>(std::get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
+          if constexpr (J == 1) backprop(child, make_map<fn::select>(get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
+          else if constexpr (J == 2) backprop(child, make_map<fn::select>(get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
         } else if constexpr (is_cast<F>::value || std::is_same_v<F, fn::plus> ||
                              (std::is_same_v<F, fn::minus> && J == 0)) {
           backprop(child, ct, st);  // cast_to<T>: the identity on values; +: partial 1
@@ -90,10 +90,10 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
           backprop(child, make_map<fn::negate>(ct), st);
         } else if constexpr (std::is_same_v<F, fn::multiplies>) {
           // ct times the other factor: the cotangent's type does not carry this child.
-          backprop(child, make_map<fn::multiplies>(ct, std::get<1 - J>(m.children)), st);
+          backprop(child, make_map<fn::multiplies>(ct, get<1 - J>(m.children)), st);
         } else {
           static_assert(require_derivative<F, J>::value);
-          auto d = std::apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); }, m.children);
+          auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });
           backprop(child, make_map<fn::multiplies>(ct, std::move(d)), st);
         }
       }

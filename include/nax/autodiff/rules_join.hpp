@@ -51,7 +51,7 @@ void rule(const Join<Axis, IsStack, Cs...>& n, const Ct& ct, St& st) {
       at += count;
     }
   };
-  std::apply([&](const auto&... c) { (one(c), ...); }, n.children);
+  n.children.apply([&](const auto&... c) { (one(c), ...); });
 }
 
 }  // namespace nax::detail::ad

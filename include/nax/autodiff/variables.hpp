@@ -201,7 +201,7 @@ bool reaches(const E& e, const St& st) {
     return std::apply([&](const auto&... v) { return (is_use_of(v, e) || ... || false); }, st.vars) ||
            (st.record && st.record->depends_leaf(e));
   } else if constexpr (requires { e.children; }) {
-    return std::apply([&](const auto&... c) { return (reaches(c, st) || ... || false); }, e.children);
+    return e.children.apply([&](const auto&... c) { return (reaches(c, st) || ... || false); });
   } else if constexpr (requires { e.a; e.b; }) {
     return reaches(e.a, st) || reaches(e.b, st);
   } else if constexpr (requires { e.child; }) {

@@ -4,8 +4,7 @@
 #pragma once
 #include <string>
 #include <string_view>
-#include <tuple>
-
+#include "../core/pack.hpp"
 #include "node.hpp"
 
 namespace nax::detail {
@@ -23,7 +22,7 @@ struct Map : node_interface<Map<F, Cs...>> {
   using unbound_type = union_t<unbound_t<Cs>...>;
   static constexpr std::size_t rank = axes_type::size;
 
-  std::tuple<Cs...> children;
+  pack<Cs...> children;
   std::array<index_t, rank> extents_{};
 
   explicit Map(Cs... cs) : children(std::move(cs)...) {
@@ -37,7 +36,7 @@ struct Map : node_interface<Map<F, Cs...>> {
       }(std::make_index_sequence<CA::size>{});
       ++operand;
     };
-    std::apply([&](const auto&... c) { (gather(c), ...); }, children);
+    children.apply([&](const auto&... c) { (gather(c), ...); });
   }
 
   const std::array<index_t, rank>& extents() const { return extents_; }

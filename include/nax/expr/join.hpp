@@ -4,6 +4,7 @@
 #pragma once
 #include <string>
 
+#include "../core/pack.hpp"
 #include "node.hpp"
 
 namespace nax {
@@ -59,12 +60,12 @@ struct Join : node_interface<Join<Axis, IsStack, Cs...>> {
   using unbound_type = union_t<unbound_t<Cs>...>;
   static constexpr std::size_t rank = axes_type::size;
 
-  std::tuple<Cs...> children;
+  pack<Cs...> children;
   std::array<index_t, rank> extents_{};
   std::uint64_t id = next_node_id();
 
   explicit Join(Cs... cs) : children(std::move(cs)...) {
-    const auto& first = std::get<0>(children);
+    const auto& first = get<0>(children);
     using Others = difference_t<typename first_type::axes_type, axes<Axis>>;
     index_t joined = 0;
     int operand = 0;
@@ -77,7 +78,7 @@ struct Join : node_interface<Join<Axis, IsStack, Cs...>> {
       else joined += extent_of<Axis>(c);
       if (joined < 0) throw shape_error("nax: size overflow in concatenate along '" + std::string(axis_name<Axis>()) + "'");
     };
-    std::apply([&](const auto&... c) { (absorb(c), ...); }, children);
+    children.apply([&](const auto&... c) { (absorb(c), ...); });
     [&]<class... Ox>(axes<Ox...>) {
       extents_ = {(std::is_same_v<Ox, Axis> ? joined : extent_of<Ox>(first))...};
     }(axes_type{});

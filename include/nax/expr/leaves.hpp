@@ -31,7 +31,7 @@ void visit_expression_leaves(const E& e, F& f) {
   } else if constexpr (!ThroughStops && is_stop_gradient<E>::value) {
     return;
   } else if constexpr (requires { e.children; }) {
-    std::apply([&](const auto&... c) { (visit_expression_leaves<ThroughStops>(c, f), ...); }, e.children);
+    e.children.apply([&](const auto&... c) { (visit_expression_leaves<ThroughStops>(c, f), ...); });
   } else if constexpr (requires { e.a; e.b; }) {
     visit_expression_leaves<ThroughStops>(e.a, f);
     visit_expression_leaves<ThroughStops>(e.b, f);

@@ -19,9 +19,9 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <tuple>
 
 #include "../core/config.hpp"
+#include "../core/pack.hpp"
 #include "lanes.hpp"
 
 namespace nax::detail {
@@ -202,32 +202,31 @@ struct generate_eval {
 template <class F, class... Evs>
 struct map_eval {
   using value_type = typename F::template result<typename Evs::value_type...>;
-  std::tuple<Evs...> children;
+  pack<Evs...> children;
 
   NAX_HOST_DEVICE void set_row(const index_t* idx) {
-    std::apply([idx](auto&... c) { (c.set_row(idx), ...); }, children);
+    children.apply([idx](auto&... c) { (c.set_row(idx), ...); });
   }
   template <bool Unit>
   NAX_HOST_DEVICE value_type get(index_t i) const {
-    return std::apply([i](const auto&... c) { return F{}(c.template get<Unit>(i)...); }, children);
+    return children.apply([i](const auto&... c) { return F{}(c.template get<Unit>(i)...); });
   }
   template <int L>
   NAX_HOST_DEVICE lanes<value_type, L> get_lanes(index_t i) const {
-    return std::apply([i](const auto&... c) { return map_lanes<value_type, L>(F{}, c.template get_lanes<L>(i)...); },
-                      children);
+    return children.apply([i](const auto&... c) { return map_lanes<value_type, L>(F{}, c.template get_lanes<L>(i)...); });
   }
   bool unit_inner() const {
-    return std::apply([](const auto&... c) { return (c.unit_inner() && ... && true); }, children);
+    return children.apply([](const auto&... c) { return (c.unit_inner() && ... && true); });
   }
   bool can_fold(std::size_t k, index_t ek, index_t en) const {
-    return std::apply([&](const auto&... c) { return (c.can_fold(k, ek, en) && ... && true); }, children);
+    return children.apply([&](const auto&... c) { return (c.can_fold(k, ek, en) && ... && true); });
   }
   void fold(std::size_t k, index_t ek, index_t en) {
-    std::apply([&](auto&... c) { (c.fold(k, ek, en), ...); }, children);
+    children.apply([&](auto&... c) { (c.fold(k, ek, en), ...); });
   }
   template <class V>
   void visit_leaves(V&& v) const {
-    std::apply([&v](const auto&... c) { (c.visit_leaves(v), ...); }, children);
+    children.apply([&v](const auto&... c) { (c.visit_leaves(v), ...); });
   }
 };
 

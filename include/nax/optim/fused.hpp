@@ -60,8 +60,8 @@ template <class Main, class... Sides, class... Streams>
 struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
   using value_type = typename Main::value_type;
   Main main;
-  std::tuple<Sides...> sides;
-  std::tuple<Streams...> streams;
+  nd::pack<Sides...> sides;
+  nd::pack<Streams...> streams;
 
   NAX_HOST_DEVICE void set_row(const index_t* idx) {
     main.set_row(idx);
@@ -69,7 +69,7 @@ struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
   }
   template <std::size_t... K>
   NAX_HOST_DEVICE void set_rows([[maybe_unused]] const index_t* idx, std::index_sequence<K...>) {
-    ((std::get<K>(sides).set_row(idx), std::get<K>(streams).set_row(idx)), ...);
+    ((nd::get<K>(sides).set_row(idx), nd::get<K>(streams).set_row(idx)), ...);
   }
 
   template <bool Unit>
@@ -82,8 +82,8 @@ struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
   template <bool Unit, std::size_t... K>
   NAX_HOST_DEVICE void store([[maybe_unused]] index_t i, std::index_sequence<K...>) const {
     [[maybe_unused]] const std::tuple<typename Streams::value_type...> values(
-        static_cast<typename Streams::value_type>(std::get<K>(sides).template get<Unit>(i))...);
-    ((*std::get<K>(streams).template at<Unit>(i) = std::get<K>(values)), ...);
+        static_cast<typename Streams::value_type>(nd::get<K>(sides).template get<Unit>(i))...);
+    ((*nd::get<K>(streams).template at<Unit>(i) = std::get<K>(values)), ...);
   }
 
   template <int L>
@@ -94,8 +94,8 @@ struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
   }
   template <int L, std::size_t... K>
   NAX_HOST_DEVICE void store_lanes([[maybe_unused]] index_t i, std::index_sequence<K...>) const {
-    [[maybe_unused]] const auto values = std::make_tuple(std::get<K>(sides).template get_lanes<L>(i)...);
-    (store_one_lanes<L>(std::get<K>(streams), std::get<K>(values), i), ...);
+    [[maybe_unused]] const auto values = std::make_tuple(nd::get<K>(sides).template get_lanes<L>(i)...);
+    (store_one_lanes<L>(nd::get<K>(streams), std::get<K>(values), i), ...);
   }
   template <int L, class Stream, class V>
   NAX_HOST_DEVICE static void store_one_lanes(const Stream& s, const nd::lanes<V, L>& values, index_t i) {
@@ -112,23 +112,23 @@ struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
 
   bool unit_inner() const {
     return main.unit_inner() &&
-           std::apply([](const auto&... s) { return (s.unit_inner() && ... && true); }, sides) &&
-           std::apply([](const auto&... s) { return (s.unit_inner() && ... && true); }, streams);
+           sides.apply([](const auto&... s) { return (s.unit_inner() && ... && true); }) &&
+           streams.apply([](const auto&... s) { return (s.unit_inner() && ... && true); });
   }
   bool can_fold(std::size_t k, index_t ek, index_t en) const {
     return main.can_fold(k, ek, en) &&
-           std::apply([&](const auto&... s) { return (s.can_fold(k, ek, en) && ... && true); }, sides) &&
-           std::apply([&](const auto&... s) { return (s.can_fold(k, ek, en) && ... && true); }, streams);
+           sides.apply([&](const auto&... s) { return (s.can_fold(k, ek, en) && ... && true); }) &&
+           streams.apply([&](const auto&... s) { return (s.can_fold(k, ek, en) && ... && true); });
   }
   void fold(std::size_t k, index_t ek, index_t en) {
     main.fold(k, ek, en);
-    std::apply([&](auto&... s) { (s.fold(k, ek, en), ...); }, sides);
-    std::apply([&](auto&... s) { (s.fold(k, ek, en), ...); }, streams);
+    sides.apply([&](auto&... s) { (s.fold(k, ek, en), ...); });
+    streams.apply([&](auto&... s) { (s.fold(k, ek, en), ...); });
   }
   template <class V>
   void visit_leaves(V&& v) const {
     main.visit_leaves(v);
-    std::apply([&v](const auto&... s) { (s.visit_leaves(v), ...); }, sides);
+    sides.apply([&v](const auto&... s) { (s.visit_leaves(v), ...); });
   }
 };
 
@@ -217,15 +217,16 @@ void fused_assign(std::tuple<Ds&...> dests, const Es&... es) {
     using Main = std::tuple_element_t<0, decltype(lowered)>;
     using Sides = std::tuple<std::tuple_element_t<K, decltype(lowered)>...>;
     using Streams = std::tuple<decltype(make_stream(std::get<K>(dests)))...>;
-    return multi_eval<Main, Sides, Streams>{std::get<0>(lowered), Sides(std::get<K>(lowered)...),
-                                            Streams(make_stream(std::get<K>(dests))...)};
+    return multi_eval<Main, Sides, Streams>{
+        std::get<0>(lowered), nd::pack<std::tuple_element_t<K, decltype(lowered)>...>(std::get<K>(lowered)...),
+        nd::pack<decltype(make_stream(std::get<K>(dests)))...>(make_stream(std::get<K>(dests))...)};
   }(std::index_sequence_for<Es...>{});
 
   // Each output against every input: the same element, or no shared memory.
   bool overlap = nd::host::reads_overlap_destination(ev, view0.data(), extents, view0.strides());
-  std::apply([&](const auto&... s) {
+  ev.streams.apply([&](const auto&... s) {
     ((overlap = overlap || nd::host::reads_overlap_destination(ev, s.data, extents, s.stride)), ...);
-  }, ev.streams);
+  });
   if (!overlap) {
     pass_runner<Space>::run(ev, view0.data(), extents, view0.strides(), ctx);
     return;

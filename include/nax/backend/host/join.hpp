@@ -70,7 +70,7 @@ auto join_into_temporary(const Join<Axis, IsStack, Cs...>& node, Ctx& ctx) {
       at += count;
     }
   };
-  std::apply([&](const auto&... c) { (write(c), ...); }, node.children);
+  node.children.apply([&](const auto&... c) { (write(c), ...); });
   return temporary.second;
 }
 

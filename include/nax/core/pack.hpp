@@ -1,0 +1,54 @@
+// pack<Ts...>: the children of an expression node or evaluator, stored flat.
+// std::tuple nests one base class per element and std::apply goes through __apply_impl,
+// __invoke and __invoke_impl: five instantiated functions per call site and node type, which
+// at -O0 and in nvcc's device pass are all emitted (docs/compile_time.md measures it). A pack
+// is one level of bases and apply is one function. Its functions are constexpr and not
+// __host__ __device__, as std::apply's: under --expt-relaxed-constexpr (the nax target sets it)
+// device code may call them, and host code may pass them host-only callables without a warning.
+#pragma once
+#include <cstddef>
+#include <utility>
+
+namespace nax::detail {
+
+template <std::size_t I, class T>
+struct pack_slot {
+  T value;
+};
+
+template <class Is, class... Ts>
+struct pack_base;
+
+template <std::size_t... Is, class... Ts>
+struct pack_base<std::index_sequence<Is...>, Ts...> : pack_slot<Is, Ts>... {
+  // f(children...), left to right.
+  template <class F>
+  constexpr decltype(auto) apply(F&& f) const {
+    return static_cast<F&&>(f)(static_cast<const pack_slot<Is, Ts>&>(*this).value...);
+  }
+  template <class F>
+  constexpr decltype(auto) apply(F&& f) {
+    return static_cast<F&&>(f)(static_cast<pack_slot<Is, Ts>&>(*this).value...);
+  }
+};
+
+template <class... Ts>
+struct pack : pack_base<std::index_sequence_for<Ts...>, Ts...> {
+  static constexpr std::size_t size = sizeof...(Ts);
+  constexpr pack() = default;
+  constexpr pack(Ts... ts)
+    requires(sizeof...(Ts) > 0)
+      : pack_base<std::index_sequence_for<Ts...>, Ts...>{{std::move(ts)}...} {}
+};
+
+// The I-th child (the slot's type is deduced from the base class).
+template <std::size_t I, class T>
+constexpr const T& get(const pack_slot<I, T>& s) {
+  return s.value;
+}
+template <std::size_t I, class T>
+constexpr T& get(pack_slot<I, T>& s) {
+  return s.value;
+}
+
+}  // namespace nax::detail
