@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <future>
 #include <initializer_list>
 #include <limits>
@@ -22,10 +23,10 @@
 namespace mesh_test {
 
 // Runs f on another thread; if it does not finish within `seconds`, reports and ends the
-// process (a hung collective cannot be cancelled).
-template <class F>
-void within_seconds(double seconds, F&& f) {
-  auto task = std::async(std::launch::async, std::forward<F>(f));
+// process (a hung collective cannot be cancelled). Not a template: std::async's machinery is
+// instantiated once, not once per test lambda (it was most of these files' compile time).
+inline void within_seconds(double seconds, std::function<void()> f) {
+  auto task = std::async(std::launch::async, std::move(f));
   if (task.wait_for(std::chrono::duration<double>(seconds)) == std::future_status::timeout) {
     std::fprintf(stderr, "mesh test: timed out after %.0f s (a collective hangs)\n", seconds);
     std::fflush(stderr);

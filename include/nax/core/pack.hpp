@@ -32,13 +32,11 @@ struct pack_base<std::index_sequence<Is...>, Ts...> : pack_slot<Is, Ts>... {
   }
 };
 
+// An aggregate, without constructors: at -O0 a constructor is one more emitted function per
+// node type. Built with all braces: pack<A, B>{{{a}, {b}}} (pack, its base, each slot).
 template <class... Ts>
 struct pack : pack_base<std::index_sequence_for<Ts...>, Ts...> {
   static constexpr std::size_t size = sizeof...(Ts);
-  constexpr pack() = default;
-  constexpr pack(Ts... ts)
-    requires(sizeof...(Ts) > 0)
-      : pack_base<std::index_sequence_for<Ts...>, Ts...>{{std::move(ts)}...} {}
 };
 
 // The I-th child (the slot's type is deduced from the base class).

@@ -25,7 +25,7 @@ struct Map : node_interface<Map<F, Cs...>> {
   pack<Cs...> children;
   std::array<index_t, rank> extents_{};
 
-  explicit Map(Cs... cs) : children(std::move(cs)...) {
+  explicit Map(Cs... cs) : children{{{std::move(cs)}...}} {
     std::array<bool, rank> seen{};
     std::array<int, rank> first_operand{};
     int operand = 0;
