@@ -28,20 +28,31 @@ struct Map : node_interface<Map<F, Cs...>> {
   explicit Map(Cs... cs) : children{{{std::move(cs)}...}} {
     std::array<bool, rank> seen{};
     std::array<int, rank> first_operand{};
-    int operand = 0;
-    auto gather = [&](const auto& child) {
-      using CA = typename std::remove_cvref_t<decltype(child)>::axes_type;
-      [&]<std::size_t... J>(std::index_sequence<J...>) {
-        (absorb(index_of_v<at_t<J, CA>, axes_type>, child.extents()[J], operand, seen, first_operand), ...);
-      }(std::make_index_sequence<CA::size>{});
-      ++operand;
-    };
-    children.apply([&](const auto&... c) { (gather(c), ...); });
+    gather(seen, first_operand, std::index_sequence_for<Cs...>{});
   }
 
   const std::array<index_t, rank>& extents() const { return extents_; }
 
  private:
+  // Each child's extents into extents_, by name (no lambda per child type: docs/compile_time.md).
+  template <std::size_t... K>
+  void gather(std::array<bool, rank>& seen, std::array<int, rank>& first_operand, std::index_sequence<K...>) {
+    (absorb_child<typename Cs::axes_type>(static_cast<const pack_slot<K, Cs>&>(children).value.extents(), int(K),
+                                          seen, first_operand),
+     ...);
+  }
+  template <class CA>
+  void absorb_child(const std::array<index_t, CA::size>& child_extents, int operand, std::array<bool, rank>& seen,
+                    std::array<int, rank>& first_operand) {
+    if constexpr (CA::size > 0) {
+      constexpr auto positions = positions_in_map(CA{});
+      for (std::size_t j = 0; j < CA::size; ++j) absorb(positions[j], child_extents[j], operand, seen, first_operand);
+    }
+  }
+  template <class... Ax>
+  static constexpr std::array<std::size_t, sizeof...(Ax)> positions_in_map(axes<Ax...>) {
+    return {index_of_v<Ax, axes_type>...};
+  }
   void absorb(std::size_t r, index_t extent, int operand, std::array<bool, rank>& seen,
               std::array<int, rank>& first_operand) {
     if (!seen[r]) {

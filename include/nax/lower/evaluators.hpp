@@ -199,34 +199,41 @@ struct generate_eval {
   }
 };
 
-template <class F, class... Evs>
-struct map_eval {
+// The evaluator of Map<F, ...>: F of its children's values. The index sequence Is (one per
+// child) lets each method expand the children directly, without a lambda and an apply per
+// method and evaluator type (what the compiler emits for every fused expression;
+// docs/compile_time.md).
+template <class F, class Is, class... Evs>
+struct map_eval;
+template <class F, std::size_t... Is, class... Evs>
+struct map_eval<F, std::index_sequence<Is...>, Evs...> {
   using value_type = typename F::template result<typename Evs::value_type...>;
   pack<Evs...> children;
 
   NAX_HOST_DEVICE void set_row(const index_t* idx) {
-    children.apply([idx](auto&... c) { (c.set_row(idx), ...); });
+    (static_cast<pack_slot<Is, Evs>&>(children).value.set_row(idx), ...);
   }
   template <bool Unit>
   NAX_HOST_DEVICE value_type get(index_t i) const {
-    return children.apply([i](const auto&... c) { return F{}(c.template get<Unit>(i)...); });
+    return F{}(static_cast<const pack_slot<Is, Evs>&>(children).value.template get<Unit>(i)...);
   }
   template <int L>
   NAX_HOST_DEVICE lanes<value_type, L> get_lanes(index_t i) const {
-    return children.apply([i](const auto&... c) { return map_lanes<value_type, L>(F{}, c.template get_lanes<L>(i)...); });
+    return map_lanes<value_type, L>(F{},
+                                    static_cast<const pack_slot<Is, Evs>&>(children).value.template get_lanes<L>(i)...);
   }
   bool unit_inner() const {
-    return children.apply([](const auto&... c) { return (c.unit_inner() && ... && true); });
+    return (static_cast<const pack_slot<Is, Evs>&>(children).value.unit_inner() && ... && true);
   }
-  bool can_fold(std::size_t k, index_t ek, index_t en) const {
-    return children.apply([&](const auto&... c) { return (c.can_fold(k, ek, en) && ... && true); });
+  bool can_fold([[maybe_unused]] std::size_t k, [[maybe_unused]] index_t ek, [[maybe_unused]] index_t en) const {
+    return (static_cast<const pack_slot<Is, Evs>&>(children).value.can_fold(k, ek, en) && ... && true);
   }
-  void fold(std::size_t k, index_t ek, index_t en) {
-    children.apply([&](auto&... c) { (c.fold(k, ek, en), ...); });
+  void fold([[maybe_unused]] std::size_t k, [[maybe_unused]] index_t ek, [[maybe_unused]] index_t en) {
+    (static_cast<pack_slot<Is, Evs>&>(children).value.fold(k, ek, en), ...);
   }
   template <class V>
-  void visit_leaves(V&& v) const {
-    children.apply([&v](const auto&... c) { (c.visit_leaves(v), ...); });
+  void visit_leaves([[maybe_unused]] V&& v) const {
+    (static_cast<const pack_slot<Is, Evs>&>(children).value.visit_leaves(v), ...);
   }
 };
 

@@ -79,7 +79,10 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
       return lower<intersection_t<InnerAxes, CA>>(c, restrict_placement<CA, NA>(p), ctx);
     };
     return node.children.apply(
-        [&](const auto&... c) { return map_eval<F, decltype(lower_child(c))...>{{{{lower_child(c)}...}}}; });
+        [&](const auto&... c) {
+          using Ev = map_eval<F, std::index_sequence_for<decltype(c)...>, decltype(lower_child(c))...>;
+          return Ev{{{{lower_child(c)}...}}};
+        });
   } else if constexpr (is_generate_v<Node>) {
     using G = typename Node::generated_axes;
     using SA = typename Node::seed_type::axes_type;
