@@ -16,6 +16,7 @@
 #include "expr/contract.hpp"
 #include "expr/join.hpp"
 #include "expr/math.hpp"
+#include "expr/nn.hpp"
 #include "expr/reduce.hpp"
 #include "expr/relayout.hpp"
 #include "backend/host/assign.hpp"

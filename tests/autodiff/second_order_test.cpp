@@ -51,6 +51,12 @@ double unary_error() {
   return worst;
 }
 template <class F>
+double unary_error_at(std::initializer_list<double> xs) {
+  double worst = 0;
+  for (double x : xs) worst = std::max(worst, second_partial_error<F, 0, 0>(x, 0.0));
+  return worst;
+}
+template <class F>
 double binary_error() {
   double worst = 0;
   for (double x : {0.3, 1.1, 2.5})
@@ -79,6 +85,29 @@ TEST_CASE("the second partials of every elementwise functor against differences 
   CHECK(unary_error<fn::erf>() < 1e-6);
   CHECK(unary_error<fn::sigmoid>() < 1e-6);
   CHECK(unary_error<fn::log_sigmoid>() < 1e-6);
+  CHECK(unary_error_at<fn::relu6>({0.3, 2.5, 7.0}) < 1e-6);
+  CHECK(unary_error<fn::sign>() < 1e-6);
+  CHECK(unary_error<fn::floor>() < 1e-6);
+  CHECK(unary_error<fn::ceil>() < 1e-6);
+  CHECK(unary_error<fn::trunc>() < 1e-6);
+  CHECK(unary_error<fn::round>() < 1e-6);
+  CHECK(unary_error_at<fn::tan>({-1.1, 0.3, 1.2}) < 1e-6);
+  CHECK(unary_error_at<fn::arcsin>({-0.8, 0.3, 0.7}) < 1e-6);
+  CHECK(unary_error_at<fn::arccos>({-0.8, 0.3, 0.7}) < 1e-6);
+  CHECK(unary_error_at<fn::arctan>({-2.0, 0.3, 1.7}) < 1e-6);
+  CHECK(unary_error_at<fn::sinh>({-2.0, 0.3, 1.7}) < 1e-6);
+  CHECK(unary_error_at<fn::cosh>({-2.0, 0.3, 1.7}) < 1e-6);
+  CHECK(unary_error_at<fn::arcsinh>({-2.0, 0.3, 1.7}) < 1e-6);
+  CHECK(unary_error_at<fn::arccosh>({1.2, 2.0, 3.5}) < 1e-6);
+  CHECK(unary_error_at<fn::arctanh>({-0.8, 0.3, 0.7}) < 1e-6);
+  CHECK(unary_error_at<fn::softplus>({-3.0, 0.3, 2.5}) < 1e-6);
+  CHECK(unary_error_at<fn::silu>({-3.0, 0.3, 2.5}) < 1e-6);
+  CHECK(unary_error_at<fn::gelu_exact>({-3.0, -0.4, 0.3, 2.5}) < 1e-6);
+  CHECK(unary_error_at<fn::gelu_tanh>({-3.0, -0.4, 0.3, 2.5}) < 1e-6);
+  CHECK(binary_error<fn::arctan2>() < 1e-6);
+  CHECK(binary_error<fn::hypot>() < 1e-6);
+  CHECK(binary_error<fn::fmod>() < 1e-6);       // at (x, y) whose x / y is not an integer
+  CHECK(binary_error<fn::remainder>() < 1e-6);
   CHECK(binary_error<fn::plus>() < 1e-6);
   CHECK(binary_error<fn::minus>() < 1e-6);
   CHECK(binary_error<fn::multiplies>() < 1e-6);

@@ -723,6 +723,106 @@ def family_optim(out):
 FAMILIES["optim"] = family_optim
 
 
+# ---------------------------------------------------------------------------------------------
+# (i) nn: the elementwise ops added for models and jax.nn's functions over a named axis
+# (axis b of a 2-D array (a, b)): each case's outputs are f(x) and the gradient of
+# sum(w * f(x)) for a random w (for binary ops, w.r.t. both operands).
+
+NN_UNARY = {
+    "tan": (jnp.tan, -1.2, 1.2), "arcsin": (jnp.arcsin, -0.9, 0.9), "arccos": (jnp.arccos, -0.9, 0.9),
+    "arctan": (jnp.arctan, -3, 3), "sinh": (jnp.sinh, -3, 3), "cosh": (jnp.cosh, -3, 3),
+    "arcsinh": (jnp.arcsinh, -3, 3), "arccosh": (jnp.arccosh, 1.1, 4), "arctanh": (jnp.arctanh, -0.9, 0.9),
+    "softplus": (jax.nn.softplus, -30, 30), "silu": (jax.nn.silu, -6, 6),
+    "gelu": (jax.nn.gelu, -5, 5), "gelu_exact": (lambda x: jax.nn.gelu(x, approximate=False), -5, 5),
+    "relu6": (jax.nn.relu6, -2, 8), "floor": (jnp.floor, -4, 4), "ceil": (jnp.ceil, -4, 4),
+    "round": (jnp.round, -4, 4), "trunc": (jnp.trunc, -4, 4), "sign": (jnp.sign, -4, 4),
+    "leaky_relu": (lambda x: jax.nn.leaky_relu(x, 0.2), -3, 3), "elu": (lambda x: jax.nn.elu(x, 1.5), -3, 3),
+}
+NN_BINARY = {
+    "arctan2": (jnp.arctan2, 0.2, 3), "hypot": (jnp.hypot, 0.2, 3),
+    "fmod": (jnp.fmod, 0.2, 9), "remainder": (jnp.remainder, 0.2, 9),
+}
+NN_AXIS = {
+    "softmax": lambda x: jax.nn.softmax(x, axis=1),
+    "log_softmax": lambda x: jax.nn.log_softmax(x, axis=1),
+    "standardize": lambda x: jax.nn.standardize(x, axis=1, epsilon=1e-3),
+    "var": lambda x: jnp.var(x, axis=1), "var_ddof1": lambda x: jnp.var(x, axis=1, ddof=1),
+    "std": lambda x: jnp.std(x, axis=1),
+}
+
+
+def value_and_weighted_grad(fn, args, w):
+    value = fn(*args)
+    grads = jax.grad(lambda *a: jnp.sum(w * fn(*a)), argnums=tuple(range(len(args))))(*args)
+    return [value] + list(grads)
+
+
+def family_nn(out):
+    import optax
+    for dt in ["float32", "float64"]:
+        for op, (fn, lo, hi) in NN_UNARY.items():
+            x = rng.uniform(lo, hi, (3, 4)).astype(dt)
+            if op in ("floor", "ceil", "round", "trunc"):
+                x[0, :] = np.array([0.5, 1.5, -2.5, -0.5], dt)  # halves: round goes to even
+            w = rng.uniform(-1, 1, (3, 4)).astype(dt)
+            if op == "gelu" and dt == "float32":
+                # jax.nn.gelu's tanh form cancels in 1 + tanh(u) for x < -3 in float32 (no correct
+                # digit left near x = -5); nax evaluates the same function as x sigmoid(2u). The
+                # reference is JAX's float64 result, rounded to float32.
+                outs = value_and_weighted_grad(fn, [x.astype("float64")], w.astype("float64"))
+                out.case("%s_%s" % (op, tag(dt)), op, [x, w], [np.asarray(o).astype(dt) for o in outs], dtype=dt,
+                         reference="float64")
+                continue
+            out.case("%s_%s" % (op, tag(dt)), op, [x, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
+        for op, (fn, lo, hi) in NN_BINARY.items():
+            x = rng.uniform(lo, hi, (3, 4)).astype(dt)
+            y = rng.uniform(0.2, 3, (3, 4)).astype(dt)
+            if op in ("fmod", "remainder"):
+                x[1, :] *= -1  # negative dividends: the two conventions differ
+                y[2, :] *= -1  # negative divisors
+            w = rng.uniform(-1, 1, (3, 4)).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [x, y, w], value_and_weighted_grad(fn, [x, y], w), dtype=dt)
+        for op, fn in NN_AXIS.items():
+            x = rng.uniform(-3, 3, (3, 5)).astype(dt)
+            w = rng.uniform(-1, 1, x.shape if op in ("softmax", "log_softmax", "standardize") else (3,)).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [x, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
+        # Large logits: no overflow in softmax and log_softmax.
+        x = rng.uniform(-1000, 1000, (2, 6)).astype(dt)
+        w = rng.uniform(-1, 1, (2, 6)).astype(dt)
+        out.case("log_softmax_large_%s" % tag(dt), "log_softmax", [x, w],
+                 value_and_weighted_grad(NN_AXIS["log_softmax"], [x], w), dtype=dt)
+        labels = rng.uniform(0, 1, (3, 5)).astype(dt)
+        logits = rng.uniform(-3, 3, (3, 5)).astype(dt)
+        w = rng.uniform(-1, 1, (3,)).astype(dt)
+        out.case("softmax_cross_entropy_%s" % tag(dt), "softmax_cross_entropy", [logits, labels, w],
+                 value_and_weighted_grad(lambda l: optax.softmax_cross_entropy(l, labels), [logits], w), dtype=dt,
+                 optax=optax.__version__)
+        w = rng.uniform(-1, 1, (3, 5)).astype(dt)
+        out.case("sigmoid_binary_cross_entropy_%s" % tag(dt), "sigmoid_binary_cross_entropy", [logits, labels, w],
+                 value_and_weighted_grad(lambda l: optax.sigmoid_binary_cross_entropy(l, labels), [logits], w),
+                 dtype=dt, optax=optax.__version__)
+    # Cross-entropy over 50,000 classes in float32 (issue: 1e-6 relative), one-hot labels.
+    logits = (rng.standard_normal((2, 50000)) * 4).astype("float32")
+    labels = np.zeros((2, 50000), "float32")
+    labels[0, 123] = 1
+    labels[1, 49999] = 1
+    w = np.array([1.0, -0.5], "float32")
+    out.case("softmax_cross_entropy_50k_f32", "softmax_cross_entropy", [logits, labels, w],
+             value_and_weighted_grad(lambda l: optax.softmax_cross_entropy(l, labels), [logits], w),
+             dtype="float32", optax=optax.__version__)
+    for op in ("fmod", "remainder"):
+        x = np.array([[-7, 7, -7, 7], [0, -2147483648, 5, -5]], np.int32)
+        y = np.array([[0, 0, 3, -3], [0, -1, 2, 2]], np.int32)
+        fn = NN_BINARY[op][0]
+        out.case("%s_i32" % op, op, [x, y], [fn(x, y)], dtype="int32")
+    for op in ("sign", "floor", "round"):
+        x = np.array([[-3, 0, 5, -2147483648]], np.int32)
+        out.case("%s_i32" % op, op, [x], [NN_UNARY[op][0](x)], dtype="int32")
+
+
+FAMILIES["nn"] = family_nn
+
+
 def main(argv):
     names = argv or list(FAMILIES)
     os.makedirs(DATA, exist_ok=True)

@@ -26,6 +26,7 @@ inline const char* test_source_dir() {
 #include "../conformance/core_reduce.hpp"
 #include "../conformance/core_unary.hpp"
 #include "../conformance/grad_losses.hpp"
+#include "../conformance/nn.hpp"
 #include "../conformance/random.hpp"
 #include "../conformance/relayout.hpp"
 
@@ -119,3 +120,9 @@ TEST_CASE("cuda conformance relayout: transpose, slice, split, broadcast_to, a f
   if (nax_cuda_test::no_device()) return;
   on_device("relayout", conf_relayout::run<f32>, "relayout", 11, 22);
 }
+
+TEST_CASE("cuda conformance nn: the added elementwise ops, softmax, norms and cross-entropies against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("nn", conf_nn::run<f32>, "nn", 35, 74);  // float32 values and gradients
+}
+

@@ -70,7 +70,8 @@ auto tangent_or_zero(const C& c, const Env& env) {
 template <class F, class... Cs, class Env>
 auto tangent_rule(const Map<F, Cs...>& m, const Env& env) {
   constexpr bool any_floating = (std::is_floating_point_v<typename Cs::value_type> || ...);
-  if constexpr (std::is_same_v<F, fn::stop_gradient> || !any_floating) {
+  if constexpr (std::is_same_v<F, fn::stop_gradient> || !any_floating ||
+                !std::is_floating_point_v<typename Map<F, Cs...>::value_type>) {  // isnan(x), x < y: no tangent
     return zero_tangent(m);
   } else if constexpr (std::is_same_v<F, fn::select>) {
     return make_map<fn::select>(get<0>(m.children), tangent_or_zero(get<1>(m.children), env),

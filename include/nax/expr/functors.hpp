@@ -37,6 +37,17 @@ NAX_SAME_TYPE_UNARY(negate, if constexpr (std::is_same_v<A, bool>) return x; els
 NAX_SAME_TYPE_UNARY(abs, if constexpr (std::is_unsigned_v<A>) return x; else return x < A(0) ? static_cast<A>(-wrapping(x)) : x)
 NAX_SAME_TYPE_UNARY(square, return static_cast<A>(wrapping(x) * wrapping(x)))
 NAX_SAME_TYPE_UNARY(relu, return x < A(0) ? A(0) : x)  // NaN stays NaN, as jax.nn.relu
+// relu6 = min(max(x, 0), 6); NaN stays NaN.
+NAX_SAME_TYPE_UNARY(relu6, return x != x ? x : (x < A(0) ? A(0) : (x > A(6) ? A(6) : x)))
+// sign: -1, 0 or 1; -0.0 and NaN are returned as they are (as jnp.sign).
+NAX_SAME_TYPE_UNARY(sign, if constexpr (std::is_same_v<A, bool> || std::is_unsigned_v<A>) return x > A(0) ? A(1) : A(0);
+                    else return x > A(0) ? A(1) : (x < A(0) ? static_cast<A>(-1) : x))
+// Rounding keeps integers as they are (as jnp.floor and the others on integer arrays). round
+// takes halves to the even neighbour (jnp.round): rint in the default rounding mode.
+NAX_SAME_TYPE_UNARY(floor, if constexpr (std::is_floating_point_v<A>) return std::floor(x); else return x)
+NAX_SAME_TYPE_UNARY(ceil, if constexpr (std::is_floating_point_v<A>) return std::ceil(x); else return x)
+NAX_SAME_TYPE_UNARY(trunc, if constexpr (std::is_floating_point_v<A>) return std::trunc(x); else return x)
+NAX_SAME_TYPE_UNARY(round, if constexpr (std::is_floating_point_v<A>) return std::rint(x); else return x)
 #undef NAX_SAME_TYPE_UNARY
 
 // stop_gradient: the identity on values; grad sends it no cotangent (autodiff/rules.hpp), and
@@ -75,6 +86,25 @@ NAX_FLOAT_UNARY(erf, return std::erf(x))
 NAX_FLOAT_UNARY(sigmoid, return R(1) / (R(1) + std::exp(-x)))
 // log(sigmoid(x)) = -softplus(-x), written so that neither branch overflows.
 NAX_FLOAT_UNARY(log_sigmoid, return -(std::log1p(std::exp(-std::abs(x))) + (x < R(0) ? -x : R(0))))
+NAX_FLOAT_UNARY(tan, return std::tan(x))
+NAX_FLOAT_UNARY(arcsin, return std::asin(x))
+NAX_FLOAT_UNARY(arccos, return std::acos(x))
+NAX_FLOAT_UNARY(arctan, return std::atan(x))
+NAX_FLOAT_UNARY(sinh, return std::sinh(x))
+NAX_FLOAT_UNARY(cosh, return std::cosh(x))
+NAX_FLOAT_UNARY(arcsinh, return std::asinh(x))
+NAX_FLOAT_UNARY(arccosh, return std::acosh(x))
+NAX_FLOAT_UNARY(arctanh, return std::atanh(x))
+// softplus = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
+NAX_FLOAT_UNARY(softplus, return (x > R(0) ? x : R(0)) + std::log1p(std::exp(-std::abs(x))))
+NAX_FLOAT_UNARY(silu, return x / (R(1) + std::exp(-x)))
+// gelu: x Phi(x) exactly (through erfc, as jax.nn.gelu(approximate=False)), or with tanh
+// (jax.nn.gelu's default): x (1 + tanh(u)) / 2 with u = sqrt(2 / pi) (x + 0.044715 x^3),
+// evaluated as x sigmoid(2u), the same function without the cancellation of 1 + tanh(u) for
+// x < -3 (there float32 keeps no correct digit of the tanh form; tests/conformance/README.md).
+NAX_FLOAT_UNARY(gelu_exact, return R(0.5) * x * std::erfc(-x * R(0.70710678118654752440)))
+NAX_FLOAT_UNARY(gelu_tanh,
+                return x / (R(1) + std::exp(R(-1.5957691216057307118) * (x + R(0.044715) * (x * x * x)))))
 #undef NAX_FLOAT_UNARY
 
 // Arithmetic on the promoted type of both operands.
@@ -115,6 +145,61 @@ NAX_PROMOTING_BINARY(pow, if constexpr (std::is_floating_point_v<R>) return std:
 })
 #undef NAX_PROMOTING_BINARY
 
+// Binary ops with a floating result.
+#define NAX_FLOAT_BINARY(NAME, BODY)                                                       \
+  struct NAME {                                                                           \
+    template <class A, class B>                                                           \
+    using result = floating_t<promote_t<A, B>>;                                           \
+    template <class A, class B>                                                           \
+    NAX_HOST_DEVICE floating_t<promote_t<A, B>> operator()(A a, B b) const {               \
+      using R = floating_t<promote_t<A, B>>;                                              \
+      R x = static_cast<R>(a), y = static_cast<R>(b);                                     \
+      BODY;                                                                               \
+    }                                                                                     \
+  };
+NAX_FLOAT_BINARY(arctan2, return std::atan2(x, y))
+NAX_FLOAT_BINARY(hypot, return std::hypot(x, y))
+#undef NAX_FLOAT_BINARY
+
+// fmod: the remainder of truncated division (sign of x); remainder (jnp.remainder, jnp.mod):
+// of floored division (sign of y). On integers a zero divisor gives 0, and MIN by -1 gives 0,
+// as jnp.fmod and jnp.remainder do.
+struct fmod {
+  template <class A, class B>
+  using result = promote_t<A, B>;
+  template <class A, class B>
+  NAX_HOST_DEVICE constexpr promote_t<A, B> operator()(A a, B b) const {
+    using R = promote_t<A, B>;
+    R x = static_cast<R>(a), y = static_cast<R>(b);
+    if constexpr (std::is_floating_point_v<R>) {
+      return std::fmod(x, y);
+    } else if constexpr (std::is_same_v<R, bool>) {
+      (void)x;
+      (void)y;
+      return false;  // x mod true is 0; mod false is 0 too, as for the other integers
+    } else {
+      if (y == R(0)) return R(0);
+      if constexpr (std::is_signed_v<R>)
+        if (y == R(-1)) return R(0);
+      return static_cast<R>(x % y);
+    }
+  }
+};
+struct remainder {
+  template <class A, class B>
+  using result = promote_t<A, B>;
+  template <class A, class B>
+  NAX_HOST_DEVICE constexpr promote_t<A, B> operator()(A a, B b) const {
+    using R = promote_t<A, B>;
+    const R t = fmod{}(a, b);
+    const R y = static_cast<R>(b);
+    if constexpr (std::is_signed_v<R> || std::is_floating_point_v<R>) {
+      if (t != R(0) && ((t < R(0)) != (y < R(0)))) return static_cast<R>(t + y);
+    }
+    return t;
+  }
+};
+
 // Comparisons compare the promoted values and give bool.
 #define NAX_COMPARISON(NAME, OP)                                       \
   struct NAME {                                                       \
@@ -141,6 +226,26 @@ struct is_finite {
   NAX_HOST_DEVICE constexpr bool operator()(A a) const {
     if constexpr (std::is_floating_point_v<A>) return std::isfinite(a);
     else return true;
+  }
+};
+
+struct is_nan {
+  template <class A>
+  using result = bool;
+  template <class A>
+  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>) return a != a;
+    else return false;
+  }
+};
+struct is_inf {
+  template <class A>
+  using result = bool;
+  template <class A>
+  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
+    if constexpr (std::is_floating_point_v<A>)
+      return a == std::numeric_limits<A>::infinity() || a == -std::numeric_limits<A>::infinity();
+    else return false;
   }
 };
 
@@ -242,6 +347,34 @@ NAX_PARTIAL_UNARY(tanh, R t = std::tanh(x); return R(1) - t * t)
 NAX_PARTIAL_UNARY(erf, return R(1.1283791670955126) * std::exp(-x * x))  // 2 / sqrt(pi)
 NAX_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s))
 NAX_PARTIAL_UNARY(log_sigmoid, return R(1) / (R(1) + std::exp(x)))  // sigmoid(-x)
+NAX_PARTIAL_UNARY(relu6, return x > R(0) && x < R(6) ? R(1) : R(0))  // 0 at both kinks, as jax.nn.relu6
+NAX_PARTIAL_UNARY(sign, return R(0))
+NAX_PARTIAL_UNARY(floor, return R(0))
+NAX_PARTIAL_UNARY(ceil, return R(0))
+NAX_PARTIAL_UNARY(trunc, return R(0))
+NAX_PARTIAL_UNARY(round, return R(0))
+NAX_PARTIAL_UNARY(tan, R t = std::tan(x); return R(1) + t * t)
+NAX_PARTIAL_UNARY(arcsin, return R(1) / std::sqrt(R(1) - x * x))
+NAX_PARTIAL_UNARY(arccos, return R(-1) / std::sqrt(R(1) - x * x))
+NAX_PARTIAL_UNARY(arctan, return R(1) / (R(1) + x * x))
+NAX_PARTIAL_UNARY(sinh, return std::cosh(x))
+NAX_PARTIAL_UNARY(cosh, return std::sinh(x))
+NAX_PARTIAL_UNARY(arcsinh, return R(1) / std::sqrt(x * x + R(1)))
+NAX_PARTIAL_UNARY(arccosh, return R(1) / (std::sqrt(x - R(1)) * std::sqrt(x + R(1))))
+NAX_PARTIAL_UNARY(arctanh, return R(1) / (R(1) - x * x))
+NAX_PARTIAL_UNARY(softplus, return R(1) / (R(1) + std::exp(-x)))  // sigmoid
+NAX_PARTIAL_UNARY(silu, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) + x * (R(1) - s)))
+// Phi(x) + x phi(x), phi the standard normal density (1 / sqrt(2 pi) = 0.3989...).
+NAX_PARTIAL_UNARY(gelu_exact, return R(0.5) * std::erfc(-x * R(0.70710678118654752440)) +
+                                     x * R(0.39894228040143267794) * std::exp(R(-0.5) * x * x))
+// gelu_tanh = x s with s = sigmoid(2u), u = k (x + 0.044715 x^3); n = sigmoid(-2u) = 1 - s
+// computed as such (no cancellation): s + 2 x s n u'.
+NAX_PARTIAL_UNARY(gelu_tanh, const R k = R(0.79788456080286535588);
+                  R u = k * (x + R(0.044715) * (x * x * x));
+                  R s = R(1) / (R(1) + std::exp(R(-2) * u));
+                  R n = R(1) / (R(1) + std::exp(R(2) * u));
+                  R du = k * (R(1) + R(3) * R(0.044715) * x * x);
+                  return s + R(2) * x * s * n * du)
 #undef NAX_PARTIAL_UNARY
 
 #define NAX_PARTIAL_BINARY(NAME, K, BODY) NAX_DERIVATIVE_BINARY(BODY, partial<NAME, K>)
@@ -260,6 +393,15 @@ NAX_PARTIAL_BINARY(minimum, 1, return y < x ? R(1) : (x == y ? R(0.5) : R(0)))
 // As jax.lax.pow: d/dx = y x^(y-1) (0 where y = 0), d/dy = log(x) x^y (0 where x = 0).
 NAX_PARTIAL_BINARY(pow, 0, return y == R(0) ? R(0) : y * std::pow(x, y - R(1)))
 NAX_PARTIAL_BINARY(pow, 1, return x == R(0) ? R(0) : std::log(x) * std::pow(x, y))
+NAX_PARTIAL_BINARY(arctan2, 0, return y / (x * x + y * y))
+NAX_PARTIAL_BINARY(arctan2, 1, return -x / (x * x + y * y))
+NAX_PARTIAL_BINARY(hypot, 0, return x / std::hypot(x, y))
+NAX_PARTIAL_BINARY(hypot, 1, return y / std::hypot(x, y))
+// As lax.rem's and jnp.remainder's: 1 for x; -trunc(x / y), resp. -floor(x / y), for y.
+NAX_PARTIAL_BINARY(fmod, 0, return R(1))
+NAX_PARTIAL_BINARY(fmod, 1, return -std::trunc(x / y))
+NAX_PARTIAL_BINARY(remainder, 0, return R(1))
+NAX_PARTIAL_BINARY(remainder, 1, return -std::floor(x / y))
 #undef NAX_PARTIAL_BINARY
 
 // Second derivatives, for grad(grad(f)): partial<partial<F, J>, K> = d^2 F / dx_J dx_K. The
@@ -283,6 +425,33 @@ NAX_SECOND_PARTIAL_UNARY(tanh, R t = std::tanh(x); return R(-2) * t * (R(1) - t 
 NAX_SECOND_PARTIAL_UNARY(erf, return R(-2.2567583341910252) * x * std::exp(-x * x))  // -4 x / sqrt(pi) e^(-x^2)
 NAX_SECOND_PARTIAL_UNARY(sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s) * (R(1) - R(2) * s))
 NAX_SECOND_PARTIAL_UNARY(log_sigmoid, R s = R(1) / (R(1) + std::exp(-x)); return -s * (R(1) - s))
+NAX_SECOND_PARTIAL_UNARY(relu6, return R(0))
+NAX_SECOND_PARTIAL_UNARY(sign, return R(0))
+NAX_SECOND_PARTIAL_UNARY(floor, return R(0))
+NAX_SECOND_PARTIAL_UNARY(ceil, return R(0))
+NAX_SECOND_PARTIAL_UNARY(trunc, return R(0))
+NAX_SECOND_PARTIAL_UNARY(round, return R(0))
+NAX_SECOND_PARTIAL_UNARY(tan, R t = std::tan(x); return R(2) * t * (R(1) + t * t))
+NAX_SECOND_PARTIAL_UNARY(arcsin, R q = R(1) - x * x; return x / (q * std::sqrt(q)))
+NAX_SECOND_PARTIAL_UNARY(arccos, R q = R(1) - x * x; return -x / (q * std::sqrt(q)))
+NAX_SECOND_PARTIAL_UNARY(arctan, R q = R(1) + x * x; return R(-2) * x / (q * q))
+NAX_SECOND_PARTIAL_UNARY(sinh, return std::sinh(x))
+NAX_SECOND_PARTIAL_UNARY(cosh, return std::cosh(x))
+NAX_SECOND_PARTIAL_UNARY(arcsinh, R q = x * x + R(1); return -x / (q * std::sqrt(q)))
+NAX_SECOND_PARTIAL_UNARY(arccosh, R q = x * x - R(1); return -x / (q * std::sqrt(q)))
+NAX_SECOND_PARTIAL_UNARY(arctanh, R q = R(1) - x * x; return R(2) * x / (q * q))
+NAX_SECOND_PARTIAL_UNARY(softplus, R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s))
+NAX_SECOND_PARTIAL_UNARY(silu, R s = R(1) / (R(1) + std::exp(-x));
+                         return s * (R(1) - s) * (R(2) + x * (R(1) - R(2) * s)))
+NAX_SECOND_PARTIAL_UNARY(gelu_exact, return (R(2) - x * x) * R(0.39894228040143267794) * std::exp(R(-0.5) * x * x))
+// d/dx [s + 2 x s n u'] with s' = 2 s n u', (s n)' = 2 s n u' (n - s), u'' = 6 k 0.044715 x.
+NAX_SECOND_PARTIAL_UNARY(gelu_tanh, const R k = R(0.79788456080286535588);
+                         R u = k * (x + R(0.044715) * (x * x * x));
+                         R s = R(1) / (R(1) + std::exp(R(-2) * u));
+                         R n = R(1) / (R(1) + std::exp(R(2) * u));
+                         R du = k * (R(1) + R(3) * R(0.044715) * x * x);
+                         R ddu = R(6) * k * R(0.044715) * x;
+                         return R(4) * s * n * du + x * (R(4) * s * n * (n - s) * du * du + R(2) * s * n * ddu))
 #undef NAX_SECOND_PARTIAL_UNARY
 
 #define NAX_SECOND_PARTIAL_BINARY(NAME, J, K, BODY) NAX_DERIVATIVE_BINARY(BODY, partial<partial<NAME, J>, K>)
@@ -295,6 +464,8 @@ NAX_SECOND_PARTIALS_ZERO(plus)
 NAX_SECOND_PARTIALS_ZERO(minus)
 NAX_SECOND_PARTIALS_ZERO(maximum)  // piecewise constant first derivatives
 NAX_SECOND_PARTIALS_ZERO(minimum)
+NAX_SECOND_PARTIALS_ZERO(fmod)  // piecewise constant first derivatives
+NAX_SECOND_PARTIALS_ZERO(remainder)
 #undef NAX_SECOND_PARTIALS_ZERO
 NAX_SECOND_PARTIAL_BINARY(multiplies, 0, 0, return R(0))
 NAX_SECOND_PARTIAL_BINARY(multiplies, 0, 1, return R(1))
@@ -311,6 +482,16 @@ NAX_SECOND_PARTIAL_BINARY(pow, 0, 1,
 NAX_SECOND_PARTIAL_BINARY(pow, 1, 0,
                           return x == R(0) ? R(0) : std::pow(x, y - R(1)) * (R(1) + y * std::log(x)))
 NAX_SECOND_PARTIAL_BINARY(pow, 1, 1, return x == R(0) ? R(0) : std::log(x) * std::log(x) * std::pow(x, y))
+// arctan2: with r2 = x^2 + y^2, d/dx = y / r2 and d/dy = -x / r2.
+NAX_SECOND_PARTIAL_BINARY(arctan2, 0, 0, R r2 = x * x + y * y; return R(-2) * x * y / (r2 * r2))
+NAX_SECOND_PARTIAL_BINARY(arctan2, 0, 1, R r2 = x * x + y * y; return (x * x - y * y) / (r2 * r2))
+NAX_SECOND_PARTIAL_BINARY(arctan2, 1, 0, R r2 = x * x + y * y; return (x * x - y * y) / (r2 * r2))
+NAX_SECOND_PARTIAL_BINARY(arctan2, 1, 1, R r2 = x * x + y * y; return R(2) * x * y / (r2 * r2))
+// hypot h: d/dx = x / h, d/dy = y / h.
+NAX_SECOND_PARTIAL_BINARY(hypot, 0, 0, R h = std::hypot(x, y); return y * y / (h * h * h))
+NAX_SECOND_PARTIAL_BINARY(hypot, 0, 1, R h = std::hypot(x, y); return -x * y / (h * h * h))
+NAX_SECOND_PARTIAL_BINARY(hypot, 1, 0, R h = std::hypot(x, y); return -x * y / (h * h * h))
+NAX_SECOND_PARTIAL_BINARY(hypot, 1, 1, R h = std::hypot(x, y); return x * x / (h * h * h))
 #undef NAX_SECOND_PARTIAL_BINARY
 #undef NAX_DERIVATIVE_UNARY
 #undef NAX_DERIVATIVE_BINARY

@@ -40,6 +40,13 @@ NAX_BINARY_FUNCTION(minimum, minimum)
 NAX_BINARY_FUNCTION(pow, pow)
 NAX_BINARY_FUNCTION(logical_and, logical_and)
 NAX_BINARY_FUNCTION(logical_or, logical_or)
+NAX_BINARY_FUNCTION(arctan2, arctan2)
+NAX_BINARY_FUNCTION(hypot, hypot)
+// fmod: truncated division's remainder (sign of a); remainder and mod: floored division's (sign
+// of b), as jnp.fmod, jnp.remainder and jnp.mod. Integer division by zero gives 0.
+NAX_BINARY_FUNCTION(fmod, fmod)
+NAX_BINARY_FUNCTION(remainder, remainder)
+NAX_BINARY_FUNCTION(mod, remainder)
 #undef NAX_BINARY_FUNCTION
 
 #define NAX_UNARY_FUNCTION(NAME, FN)                                       \
@@ -66,9 +73,39 @@ NAX_UNARY_FUNCTION(tanh, tanh)
 NAX_UNARY_FUNCTION(erf, erf)
 NAX_UNARY_FUNCTION(sigmoid, sigmoid)
 NAX_UNARY_FUNCTION(log_sigmoid, log_sigmoid)
+NAX_UNARY_FUNCTION(relu6, relu6)
+NAX_UNARY_FUNCTION(sign, sign)
+NAX_UNARY_FUNCTION(floor, floor)
+NAX_UNARY_FUNCTION(ceil, ceil)
+NAX_UNARY_FUNCTION(trunc, trunc)
+NAX_UNARY_FUNCTION(round, round)  // halves to even, as jnp.round
+NAX_UNARY_FUNCTION(tan, tan)
+NAX_UNARY_FUNCTION(arcsin, arcsin)
+NAX_UNARY_FUNCTION(arccos, arccos)
+NAX_UNARY_FUNCTION(arctan, arctan)
+NAX_UNARY_FUNCTION(sinh, sinh)
+NAX_UNARY_FUNCTION(cosh, cosh)
+NAX_UNARY_FUNCTION(arcsinh, arcsinh)
+NAX_UNARY_FUNCTION(arccosh, arccosh)
+NAX_UNARY_FUNCTION(arctanh, arctanh)
+NAX_UNARY_FUNCTION(softplus, softplus)
+NAX_UNARY_FUNCTION(silu, silu)
+NAX_UNARY_FUNCTION(swish, silu)
+NAX_UNARY_FUNCTION(isnan, is_nan)
+NAX_UNARY_FUNCTION(isinf, is_inf)
+NAX_UNARY_FUNCTION(isfinite, is_finite)
 // stop_gradient(x): x's value, with no derivative: grad treats it as a constant (jax.lax.stop_gradient).
 NAX_UNARY_FUNCTION(stop_gradient, stop_gradient)
 #undef NAX_UNARY_FUNCTION
+
+// gelu(x): x Phi(x) with jax.nn.gelu's default tanh approximation; gelu<false>(x) is exact
+// (as jax.nn.gelu(x, approximate=False)).
+template <bool Approximate = true, class X>
+  requires array_like<X>
+auto gelu(X&& x) {
+  using F = std::conditional_t<Approximate, detail::fn::gelu_tanh, detail::fn::gelu_exact>;
+  return detail::make_map<F>(std::forward<X>(x));
+}
 
 // Converts every element to T.
 template <class T, class X>

@@ -127,6 +127,24 @@ auto mean(X&& x) {
   return total * scale;
 }
 
+// Variance over As (all axes when none are named): sum((x - mean)^2) / (count - ddof), as
+// jnp.var; count - ddof <= 0 gives NaN or an infinity, as in JAX.
+template <class... As, class X>
+  requires array_like<X>
+auto var(X&& x, int ddof = 0) {
+  using T = floating_t<typename detail::expr_t<X>::value_type>;
+  auto e = cast<T>(std::forward<X>(x));
+  auto total = sum<As...>(square(e - mean<As...>(e)));
+  const index_t count = total.reduced_count();
+  return total / static_cast<T>(count - ddof);
+}
+// Standard deviation: sqrt(var), as jnp.std.
+template <class... As, class X>
+  requires array_like<X>
+auto std(X&& x, int ddof = 0) {
+  return sqrt(var<As...>(std::forward<X>(x), ddof));
+}
+
 // log(sum(exp(x))) computed stably as m + log(sum(exp(x - m))) with m the max (0 where the
 // max is not finite, as jax.nn.logsumexp); an empty reduction gives -inf.
 template <class... As, class X>

@@ -14,15 +14,6 @@ struct ScaleByLionState {
   BOOST_HANA_DEFINE_STRUCT(ScaleByLionState, (C, count), (Mu, mu));
 };
 
-namespace detail {
-// jnp.sign: -1, 0 (keeping -0.0) or 1; NaN stays NaN.
-template <class X>
-auto sign(X&& x) {
-  using T = value_t<X>;
-  return nax::where(x > T(0), T(1), nax::where(x < T(0), T(-1), x));
-}
-}  // namespace detail
-
 struct scale_by_lion : transform_base<scale_by_lion> {
   double b1 = 0.9, b2 = 0.99;
   scale_by_lion() = default;
@@ -47,7 +38,7 @@ struct scale_by_lion : transform_base<scale_by_lion> {
   template <class U, class P, class M>
   auto leaf(std::int64_t, std::size_t, U&& u, const P&, const M& mu) const {
     using T = detail::value_t<U>;
-    auto update = detail::sign(T(1 - b1) * u + T(b1) * mu);
+    auto update = nax::sign(T(1 - b1) * u + T(b1) * mu);
     auto mu2 = T(1 - b2) * u + T(b2) * mu;
     return std::make_tuple(std::move(update), std::move(mu2));
   }
