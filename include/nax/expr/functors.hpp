@@ -219,35 +219,21 @@ NAX_COMPARISON(equal_to, ==)
 NAX_COMPARISON(not_equal_to, !=)
 #undef NAX_COMPARISON
 
-struct is_finite {
-  template <class A>
-  using result = bool;
-  template <class A>
-  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>) return std::isfinite(a);
-    else return true;
-  }
-};
-
-struct is_nan {
-  template <class A>
-  using result = bool;
-  template <class A>
-  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>) return a != a;
-    else return false;
-  }
-};
-struct is_inf {
-  template <class A>
-  using result = bool;
-  template <class A>
-  NAX_HOST_DEVICE constexpr bool operator()(A a) const {
-    if constexpr (std::is_floating_point_v<A>)
-      return a == std::numeric_limits<A>::infinity() || a == -std::numeric_limits<A>::infinity();
-    else return false;
-  }
-};
+// Predicates on floating values; integers and bool are finite numbers (INTEGER: the answer for them).
+#define NAX_FLOAT_PREDICATE(NAME, BODY, INTEGER)                 \
+  struct NAME {                                                 \
+    template <class A>                                          \
+    using result = bool;                                        \
+    template <class A>                                          \
+    NAX_HOST_DEVICE constexpr bool operator()(A a) const {       \
+      if constexpr (std::is_floating_point_v<A>) return BODY;   \
+      else return INTEGER;                                      \
+    }                                                           \
+  };
+NAX_FLOAT_PREDICATE(is_finite, std::isfinite(a), true)
+NAX_FLOAT_PREDICATE(is_nan, a != a, false)
+NAX_FLOAT_PREDICATE(is_inf, a == std::numeric_limits<A>::infinity() || a == -std::numeric_limits<A>::infinity(), false)
+#undef NAX_FLOAT_PREDICATE
 
 struct logical_and {
   template <class A, class B>
