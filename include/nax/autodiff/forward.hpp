@@ -181,6 +181,30 @@ auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
   });
 }
 
+// Indexing is linear in the source and the updates: the same take (fill 0: a constant fill
+// has no tangent) or scatter_add of the tangents, at the same indices.
+template <class C, class Env>
+auto tangent_rule(const Stored<C>& s, const Env& env) {
+  return stored(tangent(s.child, env));
+}
+template <class X, class I, class A, class Env>
+auto tangent_rule(const Take<X, I, A>& t, const Env& env) {
+  using T = typename X::value_type;
+  auto source = stored(tangent(t.a, env));
+  return Take<decltype(source), I, A>(std::move(source), t.b, t.mode, T(0));
+}
+template <class Op, class X, class I, class U, class A, class Env>
+auto tangent_rule(const Scatter<Op, X, I, U, A>& s, const Env& env) {
+  if constexpr (!std::is_same_v<Op, scatter_add_op>) {
+    no_forward_rule("scatter, scatter_max or scatter_min (only scatter_add has a derivative in nax)");
+    return zero_tangent(s);
+  } else {
+    auto tx = tangent_or_zero(get<0>(s.children), env);
+    auto tu = tangent_or_zero(get<2>(s.children), env);
+    return Scatter<Op, decltype(tx), I, decltype(tu), A>(std::move(tx), get<1>(s.children), std::move(tu), s.mode);
+  }
+}
+
 // Collectives are linear (psum, all_gather) or have no derivative (pmax, pmin: as in JAX).
 template <class C, class Kind, class Axis, class Env>
 auto tangent_rule(const CommCollective<C, Kind, Axis>& n, const Env& env) {

@@ -240,6 +240,12 @@ void sum_over_devices(const R& r, Z& z) {
 
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
 void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
+  // The cotangent is written into memory here: under grad(grad(f)) it would reach the inner
+  // variable as a constant, and the second derivative would silently miss this path.
+  if constexpr (!std::is_same_v<decltype(st.sink), no_sink>)
+    throw argument_error(
+        "nax: grad(grad(f)): a slice, split, ppermute or psum_scatter lies between the inner variable and the "
+        "output; its second derivative is not implemented (its first derivative is scattered into memory)");
   using CA = typename C::axes_type;
   using T = typename C::value_type;
   using CtAxes = typename Ct::axes_type;
@@ -283,6 +289,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
 }  // namespace nax::detail::ad
 
 #include "rules_collective.hpp"
+#include "rules_index.hpp"
 #include "rules_join.hpp"
 
 namespace nax::detail::ad {

@@ -9,10 +9,12 @@
 #include "../expr/axis_index.hpp"
 #include "../expr/contract.hpp"
 #include "../expr/generate.hpp"
+#include "../expr/index.hpp"
 #include "../expr/join.hpp"
 #include "../expr/reduce.hpp"
 #include "../expr/relayout.hpp"
 #include "evaluators.hpp"
+#include "gather.hpp"
 #include "placement.hpp"
 
 namespace nax::detail {
@@ -37,6 +39,11 @@ template <class X>
 inline constexpr bool is_axis_index_v = false;
 template <class A, class T>
 inline constexpr bool is_axis_index_v<AxisIndex<A, T>> = true;
+
+template <class X>
+inline constexpr bool is_take_v = false;
+template <class X, class I, class A>
+inline constexpr bool is_take_v<Take<X, I, A>> = true;
 
 template <class F, class... Cs>
 F map_functor(const Map<F, Cs...>*);
@@ -106,6 +113,38 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
         ++g),
        ...);
     }(G{});
+    return ev;
+  } else if constexpr (is_take_v<Node>) {
+    // The source in memory (a leaf, or evaluated once per evaluation), read at the index's
+    // values: the gather is part of this pass.
+    using X = typename Node::source_type;
+    using I = typename Node::index_type;
+    using A = typename Node::axis;
+    using XA = typename X::axes_type;
+    using IA = typename I::axes_type;
+    using XR = difference_t<XA, axes<A>>;
+    using T = typename Node::value_type;
+    auto source = [&] {
+      if constexpr (is_leaf_v<X>) return node.a;
+      else return ctx.materialise(node.a);
+    }();
+    const auto& v = source.view;
+    const index_t extent = v.extents()[index_of_v<A, XA>];
+    if (node.mode == index_mode::checked && extent > 0) verify_indices<A>(materialise_any(node.b, ctx), extent, ctx);
+    auto index = lower<intersection_t<InnerAxes, IA>>(node.b, restrict_placement<IA, NA>(p), ctx);
+    gather_eval<T, N, intersection_t<InnerAxes, XR>::size != 0, decltype(index)> ev{
+        v.data(), 0, {}, 0, v.strides()[index_of_v<A, XA>], extent, node.mode, node.fill, index,
+        lower<axes<>>(source, placement<XA::size, N>{}, ctx)};
+    const auto rest = restrict_placement<XR, NA>(p);
+    [&]<class... Rs>(axes<Rs...>) {
+      std::size_t j = 0;
+      [[maybe_unused]] auto one = [&](index_t s) {
+        ev.base += s * rest.offset[j];
+        for (std::size_t k = 0; k != N; ++k) ev.stride[k] += s * rest.coef[j][k];
+        ++j;
+      };
+      (one(v.strides()[index_of_v<Rs, XA>]), ...);
+    }(XR{});
     return ev;
   } else if constexpr (is_relayout_v<Node>) {
     using C = typename Node::child_type;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../../expr/collective.hpp"
+#include "../../expr/index.hpp"
 #include "array.hpp"
 
 namespace nax::cuda::detail {
@@ -50,6 +51,14 @@ struct reads_leaf<IsLeaf, nax::detail::Join<Axis, IsStack, Cs...>>
     : std::bool_constant<(reads_leaf<IsLeaf, Cs>::value || ...)> {};
 template <template <class> class IsLeaf, class C, class Outer, class Inner, class Merged>
 struct reads_leaf<IsLeaf, nax::detail::Merge<C, Outer, Inner, Merged>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class C>
+struct reads_leaf<IsLeaf, nax::detail::Stored<C>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class X, class I, class A>
+struct reads_leaf<IsLeaf, nax::detail::Take<X, I, A>>
+    : std::bool_constant<reads_leaf<IsLeaf, X>::value || reads_leaf<IsLeaf, I>::value> {};
+template <template <class> class IsLeaf, class Op, class X, class I, class U, class A>
+struct reads_leaf<IsLeaf, nax::detail::Scatter<Op, X, I, U, A>>
+    : std::bool_constant<reads_leaf<IsLeaf, X>::value || reads_leaf<IsLeaf, I>::value || reads_leaf<IsLeaf, U>::value> {};
 template <template <class> class IsLeaf, class C, class Kind, class Axis>
 struct reads_leaf<IsLeaf, nax::detail::CommCollective<C, Kind, Axis>> : reads_leaf<IsLeaf, C> {};
 template <template <class> class IsLeaf, class C, class Axis>

@@ -1,0 +1,154 @@
+// Gradients through take, take_along and scatter_add against central finite differences (every
+// index mode, duplicates, a shared axis, the cross-entropy with integer labels), per-member
+// gradients in vmap(grad(f)) with mapped indices, jvp against grad (the dot-product test),
+// grad(grad(f)) through take, and the scatters that have no derivative.
+#include "finite_difference.hpp"
+
+#include <string>
+
+namespace {
+NAX_AXIS(v);
+NAX_AXIS(w);
+NAX_AXIS(t);
+NAX_AXIS(b);
+using nax::index_mode;
+using nax::index_t;
+
+template <class... As>
+nax::Array<int, As...> random_indices(nax_test::random_source& rng, const std::array<index_t, sizeof...(As)>& e,
+                                      index_t n) {
+  nax::Array<int, As...> a(e);
+  for (auto& x : a) x = static_cast<int>(rng.integer(-n - 2, n + 2));
+  return a;
+}
+}  // namespace
+
+TEST_CASE("grad through take in every mode (duplicates, out-of-range indices) against finite differences") {
+  nax_test::random_source rng(1801);
+  for (int trial = 0; trial < 8; ++trial) {
+    const index_t nv = 1 + rng.integer(0, 4), nw = 1 + rng.integer(0, 2), nt = rng.integer(1, 6);
+    auto table = nax_test::random_array<double, v, w>(rng, {nv, nw});
+    auto tokens = random_indices<t>(rng, {nt}, nv);
+    auto weights = nax_test::random_array<double, w, t>(rng, {nw, nt});
+    for (index_mode mode : {index_mode::clip, index_mode::fill, index_mode::wrap}) {
+      INFO("v=" << nv << " w=" << nw << " t=" << nt << " mode " << int(mode));
+      auto loss = [&](const auto& tab) {
+        return nax::sum(nax::tanh(nax::take<v>(tab * 1.5, tokens, mode, 0.0)) * weights);
+      };
+      CHECK(nax_ad_test::check_fd(loss, table) < 1e-7);
+    }
+  }
+}
+
+TEST_CASE("grad of a cross-entropy with integer labels (take_along of log_softmax) against finite differences") {
+  nax_test::random_source rng(1802);
+  for (int trial = 0; trial < 5; ++trial) {
+    const index_t nb = 1 + rng.integer(0, 3), nv = 1 + rng.integer(0, 5);
+    auto logits = nax_test::random_array<double, b, v>(rng, {nb, nv}, -3.0, 3.0);
+    nax::Array<int, b> labels({nb});
+    for (auto& l : labels) l = static_cast<int>(rng.integer(0, nv - 1));
+    auto loss = [&](const auto& z) { return -nax::mean(nax::take_along<v>(nax::log_softmax<v>(z), labels)); };
+    CHECK(nax_ad_test::check_fd(loss, logits) < 1e-7);
+    // softmax - one_hot, divided by the batch: the closed form
+    auto g = nax::grad(loss)(logits);
+    nax::Array<double, b, v> closed = (nax::softmax<v>(logits) - nax::one_hot<v, double>(labels, nv)) / double(nb);
+    for (index_t q = 0; q < g.size(); ++q) CHECK(g.data()[q] == doctest::Approx(closed.data()[q]).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("grad of scatter_add with respect to the operand and the updates against finite differences") {
+  nax_test::random_source rng(1803);
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_t nv = 1 + rng.integer(0, 4), nw = 1 + rng.integer(0, 2), nt = rng.integer(1, 5);
+    auto x = nax_test::random_array<double, w, v>(rng, {nw, nv});
+    auto upd = nax_test::random_array<double, t, w>(rng, {nt, nw});
+    auto idx = random_indices<t>(rng, {nt}, nv);
+    auto weights = nax_test::random_array<double, v, w>(rng, {nv, nw});
+    for (index_mode mode : {index_mode::clip, index_mode::fill}) {
+      auto loss = [&](const auto& a, const auto& u) {
+        return nax::sum(nax::sin(nax::scatter_add<v>(a * a, idx, u * 2.0, mode)) * weights);
+      };
+      auto [gx, gu] = nax::grad<0, 1>(loss)(x, upd);
+      CHECK(nax_ad_test::fd_error([&] { return loss(x, upd).item(); }, x, gx) < 1e-7);
+      CHECK(nax_ad_test::fd_error([&] { return loss(x, upd).item(); }, upd, gu) < 1e-7);
+    }
+  }
+}
+
+TEST_CASE("vmap(grad(f)) with mapped tokens: a table gradient per member") {
+  nax_test::random_source rng(1804);
+  const index_t nv = 4, nw = 3, nb = 3, nt = 5;
+  auto table = nax_test::random_array<double, v, w>(rng, {nv, nw});
+  auto tokens = random_indices<b, t>(rng, {nb, nt}, nv);
+  auto member_loss = [](const auto& tab, const auto& tok) { return nax::sum(nax::square(nax::take<v>(tab, tok))); };
+  nax::Array<double, b, v, w> per =
+      nax::vmap<b>(nax::grad(member_loss), nax::in_axes(nax::none, nax::mapped))(table, tokens);
+  for (index_t m = 0; m < nb; ++m) {
+    nax::Array<int, t> own({nt});
+    for (index_t q = 0; q < nt; ++q) own(q) = tokens(m, q);
+    auto g = nax::grad([&](const auto& tab) { return member_loss(tab, own); })(table);
+    for (index_t r = 0; r < nv; ++r)
+      for (index_t c = 0; c < nw; ++c) CHECK(per(m, r, c) == doctest::Approx(g(r, c)).epsilon(1e-12));
+  }
+  // the sum over members, when the loss itself sums them
+  auto total = nax::grad([&](const auto& tab) {
+    return nax::sum(nax::vmap<b>(member_loss, nax::in_axes(nax::none, nax::mapped))(tab, tokens));
+  })(table);
+  nax::Array<double, v, w> summed = nax::sum<b>(per);
+  for (index_t q = 0; q < total.size(); ++q) CHECK(total.data()[q] == doctest::Approx(summed.data()[q]).epsilon(1e-12));
+}
+
+TEST_CASE("jvp through take and scatter_add agrees with grad (the dot-product test)") {
+  nax_test::random_source rng(1805);
+  const index_t nv = 5, nw = 3, nt = 7;
+  auto table = nax_test::random_array<double, v, w>(rng, {nv, nw});
+  auto dir = nax_test::random_array<double, v, w>(rng, {nv, nw});
+  auto tokens = random_indices<t>(rng, {nt}, nv);
+  auto upd = nax_test::random_array<double, t, w>(rng, {nt, nw});
+  auto f = [&](const auto& tab) {
+    return nax::sum(nax::exp(nax::take<v>(tab, tokens, index_mode::wrap) * 0.5)) +
+           nax::sum(nax::square(nax::scatter_add<v>(tab, tokens, upd)));
+  };
+  auto [value, tangent] = nax::jvp(f, nax::tuple(table), nax::tuple(dir));
+  auto g = nax::grad(f)(table);
+  double dot = 0;
+  for (index_t q = 0; q < g.size(); ++q) dot += g.data()[q] * dir.data()[q];
+  CHECK(tangent.item() == doctest::Approx(dot).epsilon(1e-12));
+  CHECK(value.item() == doctest::Approx(f(table).item()).epsilon(1e-14));
+}
+
+TEST_CASE("grad(grad(f)) through take against differences of grad(f)") {
+  nax::Array<double, v, w> table({3, 2});
+  for (index_t q = 0; q < 6; ++q) table.data()[q] = 0.3 * double(q) - 0.5;
+  nax::Array<int, t> tokens({4});
+  const int tv[] = {0, 2, 2, 1};
+  for (index_t q = 0; q < 4; ++q) tokens(q) = tv[q];
+  auto f = [&](const auto& s) { return nax::sum(nax::pow(nax::take<v>(s * table, tokens), 3.0)); };
+  auto first = [&](double s) {
+    nax::Array<double> x(std::array<index_t, 0>{});
+    x.data()[0] = s;
+    return nax::grad(f)(x).item();
+  };
+  nax::Array<double> s(std::array<index_t, 0>{});
+  s.data()[0] = 0.7;
+  const double h = 1e-5, fd = (first(0.7 + h) - first(0.7 - h)) / (2 * h);
+  CHECK(nax::grad(nax::grad(f))(s).item() == doctest::Approx(fd).epsilon(1e-7));
+  // a strided slice scatters its cotangent into memory: loud, not a silent 0
+  auto g = [&](const auto& q) { return nax::sum(nax::pow(nax::slice<v>(q * table, 0, 3, 2), 3.0)); };
+  CHECK_THROWS_WITH_AS(nax::grad(nax::grad(g))(s),
+                       doctest::Contains("a slice, split, ppermute or psum_scatter lies between the inner variable"),
+                       nax::argument_error);
+}
+
+TEST_CASE("scatter, scatter_max and scatter_min have no derivative: grad raises, naming them") {
+  nax::Array<double, v> x({3});
+  nax::Array<double, t> u({2});
+  nax::Array<int, t> idx({2});
+  for (index_t q = 0; q < 3; ++q) x(q) = double(q);
+  u(0) = 1, u(1) = 2, idx(0) = 0, idx(1) = 2;
+  CHECK_THROWS_WITH_AS(nax::grad([&](const auto& a) { return nax::sum(nax::scatter_max<v>(a, idx, u)); })(x),
+                       doctest::Contains("scatter, scatter_max or scatter_min (only scatter_add has a gradient"),
+                       nax::argument_error);
+  CHECK_THROWS_WITH_AS(nax::grad([&](const auto& q) { return nax::sum(nax::scatter<v>(x, idx, q)); })(u),
+                       doctest::Contains("scatter, scatter_max or scatter_min"), nax::argument_error);
+}
