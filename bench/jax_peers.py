@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -143,13 +143,38 @@ def rnn_cases():
     yield "BM_rnn_jax", lambda: jax.block_until_ready(step(cell, xs, xs)), 1.0
 
 
+def take_cases():
+    """bench/take.cpp's cases: an embedding lookup (50,000 x 768 float table, 16,384 tokens), its
+    gradient (a scatter-add of the cotangent into zeros; and jax.grad of sum(take * ct)), and the
+    cross-entropy with integer labels over 8192 x 50,000 float logits (value; value_and_grad).
+    Bytes as bench_take counts them."""
+    import optax
+    V, W, T, R, K = 50000, 768, 16384, 8192, 50000
+    table = operand(0, (V, W))
+    tokens = jnp.asarray((np.arange(T, dtype=np.uint64) * 7919 + 13) % V, dtype=jnp.int32)
+    ct = operand(1, (T, W))
+    take = jax.jit(lambda t, i: t[i])
+    yield "take/jax_cpu", lambda: take(table, tokens).block_until_ready(), 2.0 * T * W * 4
+    scatter_bytes = float(V) * W * 4 + 3.0 * T * W * 4
+    scatter = jax.jit(lambda i, c: jnp.zeros((V, W), jnp.float32).at[i].add(c))
+    yield "scatter_add/jax_cpu", lambda: scatter(tokens, ct).block_until_ready(), scatter_bytes
+    grad = jax.jit(jax.grad(lambda t, i, c: jnp.sum(t[i] * c)))
+    yield "embedding_grad/jax_cpu", lambda: grad(table, tokens, ct).block_until_ready(), scatter_bytes
+    logits = operand(2, (R, K))
+    labels = jnp.asarray((np.arange(R, dtype=np.uint64) * 104729) % K, dtype=jnp.int32)
+    ce = jax.jit(optax.softmax_cross_entropy_with_integer_labels)
+    yield "cross_entropy/jax_cpu", lambda: ce(logits, labels).block_until_ready(), float(R) * K * 4
+    vg = jax.jit(jax.value_and_grad(lambda z, l: jnp.mean(optax.softmax_cross_entropy_with_integer_labels(z, l))))
+    yield "cross_entropy value_and_grad/jax_cpu", lambda: jax.block_until_ready(vg(logits, labels)), float(R) * K * 4
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
-             "deep_mlp": deep_mlp_cases, "rnn": rnn_cases}
+             "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue

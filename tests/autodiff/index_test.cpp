@@ -152,3 +152,40 @@ TEST_CASE("scatter, scatter_max and scatter_min have no derivative: grad raises,
   CHECK_THROWS_WITH_AS(nax::grad([&](const auto& q) { return nax::sum(nax::scatter<v>(x, idx, q)); })(u),
                        doctest::Contains("scatter, scatter_max or scatter_min"), nax::argument_error);
 }
+
+namespace {
+NAX_AXIS(data);
+NAX_AXIS(model);
+}  // namespace
+
+TEST_CASE("grad inside xmap on a 2 x 2 mesh: an embedding sharded over model, tokens over data") {
+  // The table's width is split over `model` (each device holds its columns), the batch of token
+  // rows over `data`; per-member gradients pmean'd over the batch equal the one-device gradient
+  // of the mean loss.
+  nax_test::random_source rng(1806);
+  const index_t nv = 6, nw = 4, nb = 4, nt = 3;
+  auto table = nax_test::random_array<double, v, w>(rng, {nv, nw});
+  auto proj = nax_test::random_array<double, w>(rng, {nw});
+  auto tokens = random_indices<b, t>(rng, {nb, nt}, nv);
+  auto y = nax_test::random_array<double, b, t>(rng, {nb, nt});
+  auto per_example = [](const auto& p, const auto& tok, const auto& target) {
+    auto e = nax::take<v>(std::get<0>(p), tok);
+    return nax::sum(nax::square(nax::tanh(nax::psum<w>(e * std::get<1>(p))) - target));
+  };
+  nax::Mesh<data, model> mesh(nax::host::devices(4), {2, 2});
+  auto [gt, gp] = nax::xmap<nax::bind<b, data>, nax::bind<w, model>>([&](const auto& p, const auto& tok, const auto& target) {
+    auto g = nax::grad(per_example)(p, tok, target);
+    return nax::tree_map([](const auto& gi) { return nax::pmean<b>(gi); }, g);
+  }, mesh)(nax::tuple(table, proj), tokens, y);
+  auto whole = [&](const auto& p) {
+    auto e = nax::take<v>(std::get<0>(p), tokens);
+    return nax::mean(nax::sum<t>(nax::square(nax::tanh(nax::sum<w>(e * std::get<1>(p))) - y)));
+  };
+  auto g = nax::grad(whole)(nax::tuple(table, proj));
+  nax::Array<double, v, w> gt_host = gt;
+  nax::Array<double, w> gp_host = gp;
+  for (index_t q = 0; q < gt_host.size(); ++q)
+    CHECK(gt_host.data()[q] == doctest::Approx(std::get<0>(g).data()[q]).epsilon(1e-12));
+  for (index_t q = 0; q < gp_host.size(); ++q)
+    CHECK(gp_host.data()[q] == doctest::Approx(std::get<1>(g).data()[q]).epsilon(1e-12));
+}

@@ -389,6 +389,16 @@ def family_random(out):
             out.case("randint_i64_" + n, "randint", [],
                      [R.randint(R.key(s), shape, -(10**12), 10**15, jnp.int64)], seed=s, shape=sh(shape),
                      dtype="int64", lo=-(10**12), hi=10**15)
+    # gumbel (mode "low"); categorical over the last and the first axis of (5, 7) logits
+    for s in [0, 42]:
+        for dt in ["float32", "float64"]:
+            out.case("gumbel_%s_%d" % (tag(dt), s), "gumbel", [], [R.gumbel(R.key(s), (4, 6), dt)], seed=s, shape="4x6",
+                     dtype=dt)
+            logits = (np.arange(35, dtype=np.float64).reshape(5, 7) % 6 * 0.4 - 1.0).astype(dt)
+            out.case("categorical_last_%s_%d" % (tag(dt), s), "categorical_last", [logits],
+                     [R.categorical(R.key(s), logits, axis=-1)], seed=s, dtype=dt)
+            out.case("categorical_first_%s_%d" % (tag(dt), s), "categorical_first", [logits],
+                     [R.categorical(R.key(s), logits, axis=0)], seed=s, dtype=dt)
     # samplers over a batch of keys: vmap(lambda k: sampler(k, (3,)))(split(key(s), 4))
     for s in [5, 9]:
         keys = R.split(R.key(s), 4)
@@ -821,6 +831,57 @@ def family_nn(out):
 
 
 FAMILIES["nn"] = family_nn
+
+
+def family_index(out):
+    """take (clip as x[idx], fill and wrap as jnp.take), take_along_axis, one_hot, the cross-entropy
+    with integer labels, and the scatters (x.at[idx].add/max/min/set, out-of-range updates dropped
+    as JAX's default, and clip): values, and the gradients of sum(w * f) where one exists."""
+    import optax
+    idx = np.array([0, 4, 4, -1, -5, 7, -9, 2], np.int32)  # duplicates, negatives, out of range
+    for dt in ["float32", "float64"]:
+        x = rng.uniform(-2, 2, (5, 3)).astype(dt)
+        w = rng.uniform(-1, 1, (8, 3)).astype(dt)
+        takes = {"take_clip": lambda a: jnp.asarray(a)[idx], "take_fill": lambda a: jnp.take(a, idx, axis=0),
+                 "take_wrap": lambda a: jnp.take(a, idx, axis=0, mode="wrap")}
+        for op, fn in takes.items():
+            # fill's NaN reads carry no gradient: the cotangent w is scattered, dropping them
+            out.case("%s_%s" % (op, tag(dt)), op, [x, idx, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
+        w1 = rng.uniform(-1, 1, (5, 8)).astype(dt)
+        out.case("take_inner_%s" % tag(dt), "take_inner", [x, np.array([2, 0, 2, 1, -3, 5, 1, 1], np.int32), w1[:, :8]],
+                 value_and_weighted_grad(lambda a: jnp.take(a, np.array([2, 0, 2, 1, -3, 5, 1, 1], np.int32), axis=1,
+                                                            mode="fill", fill_value=0.5), [x], w1), dtype=dt)
+        logits = rng.uniform(-3, 3, (4, 6)).astype(dt)
+        labels = np.array([5, 0, 3, 3], np.int32)
+        w2 = rng.uniform(-1, 1, (4,)).astype(dt)
+        out.case("take_along_%s" % tag(dt), "take_along", [logits, labels, w2],
+                 value_and_weighted_grad(lambda a: jnp.take_along_axis(a, labels[:, None], axis=1)[:, 0], [logits], w2),
+                 dtype=dt)
+        out.case("cross_entropy_integer_labels_%s" % tag(dt), "cross_entropy_integer_labels", [logits, labels, w2],
+                 value_and_weighted_grad(lambda a: optax.softmax_cross_entropy_with_integer_labels(a, labels), [logits], w2),
+                 dtype=dt, optax=optax.__version__)
+        u = rng.uniform(-2, 2, (8, 3)).astype(dt)
+        wx = rng.uniform(-1, 1, (5, 3)).astype(dt)
+        out.case("scatter_add_%s" % tag(dt), "scatter_add", [x, idx, u, wx],
+                 value_and_weighted_grad(lambda a, b: jnp.asarray(a).at[idx].add(b), [x, u], wx), dtype=dt)
+        out.case("scatter_add_clip_%s" % tag(dt), "scatter_add_clip", [x, idx, u, wx],
+                 value_and_weighted_grad(lambda a, b: jnp.asarray(a).at[idx].add(b, mode="clip"), [x, u], wx), dtype=dt)
+        out.case("scatter_max_%s" % tag(dt), "scatter_max", [x, idx, u], [jnp.asarray(x).at[idx].max(u)], dtype=dt)
+        out.case("scatter_min_%s" % tag(dt), "scatter_min", [x, idx, u], [jnp.asarray(x).at[idx].min(u)], dtype=dt)
+        distinct = np.array([3, 0, -1, 7, 1, 9, 2, -12], np.int32)  # distinct in range; the rest dropped
+        out.case("scatter_set_%s" % tag(dt), "scatter_set", [x, distinct, u], [jnp.asarray(x).at[distinct].set(u)], dtype=dt)
+    labels = np.array([-1, 0, 2, 3, 1], np.int32)
+    out.case("one_hot_f32", "one_hot", [labels], [jax.nn.one_hot(labels, 4)], dtype="float32")
+    # Cross-entropy with integer labels over 50,000 classes in float32 (issue: 1e-6 relative).
+    logits = (rng.standard_normal((2, 50000)) * 4).astype("float32")
+    labels = np.array([123, 49999], np.int32)
+    w = np.array([1.0, -0.5], "float32")
+    out.case("cross_entropy_integer_labels_50k_f32", "cross_entropy_integer_labels", [logits, labels, w],
+             value_and_weighted_grad(lambda a: optax.softmax_cross_entropy_with_integer_labels(a, labels), [logits], w),
+             dtype="float32", optax=optax.__version__)
+
+
+FAMILIES["index"] = family_index
 
 
 def main(argv):

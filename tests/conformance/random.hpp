@@ -1,8 +1,9 @@
 // The programs of family `random`: jax.random's threefry2x32 keys (key, split to 1-D and 2-D
 // shapes, fold_in of numbers and of an array of data), bits (uint32, uint64), uniform (default
 // and [-3, 5.5)), normal, bernoulli (float32 and float64 p), randint (int32 narrow and full
-// range, int64) on several keys and 1-D / 2-D shapes, and samplers over a batch of keys
-// (jax.vmap over keys). Every comparison is exact: key words, bits and integers equal, floating
+// range, int64), gumbel (to 2e-6 in float32: libm's logs, not XLA's), categorical over either
+// axis, on several keys and 1-D / 2-D shapes, and samplers over a batch of keys
+// (jax.vmap over keys). Every other comparison is exact: key words, bits and integers equal, floating
 // samples equal bit for bit. Conventions as tests/random/jax_reference.py: x64 mode,
 // jax.random.key(seed) with 64-bit seeds, threefry_partitionable. Over a backend B
 // (backend.hpp): random_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
@@ -54,6 +55,8 @@ std::string draw(const Case& c, nr::Key key, const std::array<nax::index_t, size
     }
     if (op == "normal") return exact(nr::normal<T, Ps...>(key, ext));
     if (op == "bernoulli") return exact(nr::bernoulli<T, Ps...>(key, c.number("p"), ext));
+    // -log(-log(u)): the bits of u are JAX's, the two logs are this machine's libm's, not XLA's
+    if (op == "gumbel") return conf::check<B>(c, nr::gumbel<T, Ps...>(key, ext), std::is_same_v<T, float> ? 2e-6 : 1e-14);
   } else if constexpr (std::is_unsigned_v<T>) {
     if (op == "bits") return exact(nr::bits<T, Ps...>(key, ext));
   } else {
@@ -86,6 +89,14 @@ std::string run(const Case& c) {
   }
   if (op == "fold_in_vec")
     return compare_keys(c.out[0], B::result(nr::fold_in(key, B::template input<std::uint32_t, sample>(c.in[0]))));
+  if (op == "categorical_last" || op == "categorical_first") {  // logits (5, 7): the draws, exact
+    return conf::by_dtype<B, float, double>(c.dtype(), [&](auto t) {
+      using T = decltype(t);
+      const auto logits = B::template input<T, row, col>(c.in[0]);
+      if (op == "categorical_last") return conf::check<B>(c, nr::categorical<col>(key, logits));
+      return conf::check<B>(c, nr::categorical<row>(key, logits));
+    });
+  }
   if (op == "vmap_uniform" || op == "vmap_normal") {  // jax.vmap(lambda k: sampler(k, (3,)))(split(key, 4))
     const auto keys = B::eval(nr::split<batch>(key, 4));
     const auto r = op == "vmap_uniform" ? B::template result_as<float, batch, sample>(nr::uniform<sample>(keys, {3}))

@@ -26,6 +26,7 @@ inline const char* test_source_dir() {
 #include "../conformance/core_reduce.hpp"
 #include "../conformance/core_unary.hpp"
 #include "../conformance/grad_losses.hpp"
+#include "../conformance/index.hpp"
 #include "../conformance/nn.hpp"
 #include "../conformance/random.hpp"
 #include "../conformance/relayout.hpp"
@@ -107,7 +108,7 @@ TEST_CASE("cuda conformance core: contractions against JAX") {
 
 TEST_CASE("cuda conformance random: threefry keys and samplers on the device against jax.random, bit for bit") {
   if (nax_cuda_test::no_device()) return;
-  on_device("random", conf_random::run<every_type>, "random", 128, 139);
+  on_device("random", conf_random::run<every_type>, "random", 140, 151);
 }
 
 TEST_CASE("cuda conformance grad: the seeds' losses and the MLP (params tuples) against jax.grad") {
@@ -126,3 +127,7 @@ TEST_CASE("cuda conformance nn: the added elementwise ops, softmax, norms and cr
   on_device("nn", conf_nn::run<f32>, "nn", 35, 74);  // float32 values and gradients
 }
 
+TEST_CASE("cuda conformance index: take, take_along, one_hot, integer-label cross-entropy and scatters against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  on_device("index", conf_index::run<f32>, "index", 13, 24);  // float32 values and gradients
+}

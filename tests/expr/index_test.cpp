@@ -205,7 +205,7 @@ TEST_CASE("scatter_add: duplicates accumulate, a shared axis scatters per row, l
   nax::Array<double, v, w> expected = nax::cast<double>(x);
   for (index_t q = 0; q < nt; ++q)
     for (index_t c = 0; c < nw; ++c) expected(reference_position(idx(q), nv, index_mode::clip), c) += upd(c, q);
-  nax::Array<float, v, w> a = nax::scatter_add<v>(x, idx, upd);
+  nax::Array<float, v, w> a = nax::scatter_add<v>(x, idx, upd, index_mode::clip);
   nax_test::check_all(a, [&](const nax_test::index_map& at) { return float(nax_test::at(expected, at)); }, 1e-5, 1e-4);
   // labels per row: the cross-entropy's gradient shape
   auto labels = random_indices<b>(rng, {4}, nv);

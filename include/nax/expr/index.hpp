@@ -4,11 +4,12 @@
 // one index per position of that axis (take_along_axis), an axis only the index array has is
 // added to the result (an embedding lookup adds the token axes).
 //
-// Out-of-range indices (index_mode): clip (the default, as JAX's `x[idx]` and
-// take_along_axis: a negative index counts from the end, then indices are clamped into the
-// axis), fill (as jnp.take's default: out-of-range reads give a fill value, NaN for floats;
-// scatters drop them), wrap (modulo the extent, as mode="wrap") and checked (raises
-// nax::argument_error naming the index, its position and the extent).
+// Out-of-range indices (index_mode), as JAX defines them: clip (a negative index counts from
+// the end, then indices are clamped into the axis: JAX's `x[idx]` and take_along_axis; the
+// default of take), fill (out-of-range reads give a fill value, NaN for floats, as jnp.take's
+// default; scatters drop such updates, as `x.at[idx].add(u)`: the default of the scatters),
+// wrap (modulo the extent, as mode="wrap") and checked (raises nax::argument_error naming the
+// index, its position and the extent).
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -314,10 +315,11 @@ auto one_hot(Idx&& idx, index_t n) {
 }
 
 // x with updates added at idx along A (duplicates accumulate): the adjoint of take.
-// updates have the axes of take<A>(x, idx).
+// updates have the axes of take<A>(x, idx). Out-of-range updates are dropped unless a mode
+// says otherwise (index_mode::fill, JAX's default for scatters).
 template <class A, class X, class Idx, class Upd>
   requires array_like<X> && array_like<Idx> && array_like<Upd>
-auto scatter_add(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::clip) {
+auto scatter_add(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::fill) {
   return detail::make_scatter<detail::scatter_add_op, A>(std::forward<X>(x), std::forward<Idx>(idx),
                                                         std::forward<Upd>(updates), mode);
 }
@@ -325,19 +327,19 @@ auto scatter_add(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::
 // update wins, which one is unspecified (as in JAX).
 template <class A, class X, class Idx, class Upd>
   requires array_like<X> && array_like<Idx> && array_like<Upd>
-auto scatter(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::clip) {
+auto scatter(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::fill) {
   return detail::make_scatter<detail::scatter_set_op, A>(std::forward<X>(x), std::forward<Idx>(idx),
                                                         std::forward<Upd>(updates), mode);
 }
 template <class A, class X, class Idx, class Upd>
   requires array_like<X> && array_like<Idx> && array_like<Upd>
-auto scatter_max(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::clip) {
+auto scatter_max(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::fill) {
   return detail::make_scatter<detail::scatter_max_op, A>(std::forward<X>(x), std::forward<Idx>(idx),
                                                         std::forward<Upd>(updates), mode);
 }
 template <class A, class X, class Idx, class Upd>
   requires array_like<X> && array_like<Idx> && array_like<Upd>
-auto scatter_min(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::clip) {
+auto scatter_min(X&& x, Idx&& idx, Upd&& updates, index_mode mode = index_mode::fill) {
   return detail::make_scatter<detail::scatter_min_op, A>(std::forward<X>(x), std::forward<Idx>(idx),
                                                         std::forward<Upd>(updates), mode);
 }

@@ -4,6 +4,7 @@
 // so that values and derivatives match theirs (tests/conformance, family nn). The elementwise
 // activations with their own derivative (gelu, silu, softplus, relu6) are in math.hpp.
 #pragma once
+#include "index.hpp"
 #include "math.hpp"
 #include "reduce.hpp"
 
@@ -90,6 +91,17 @@ template <class... As, class L, class Y>
 auto softmax_cross_entropy(L&& logits, Y&& labels) {
   static_assert(sizeof...(As) > 0, "nax: softmax_cross_entropy<Axes...>(logits, labels) needs the class axes");
   return -sum<As...>(std::forward<Y>(labels) * log_softmax<As...>(std::forward<L>(logits)));
+}
+
+// optax.softmax_cross_entropy_with_integer_labels: logsumexp over A minus the label's logit,
+// for labels without the class axis A (one per position of the other axes). Written as optax
+// writes it, so no log-probability array is stored: one reduction and a gather of the labels'
+// logits. A label outside [-n, n) gives NaN, as optax's take_along_axis (index_mode::fill).
+template <class A, class L, class Y>
+  requires array_like<L> && array_like<Y>
+auto softmax_cross_entropy_with_integer_labels(L&& logits, Y&& labels) {
+  auto z = detail::as_expr(std::forward<L>(logits));
+  return logsumexp<A>(z) - take_along<A>(z, std::forward<Y>(labels), index_mode::fill);
 }
 
 }  // namespace nax

@@ -1,8 +1,9 @@
 // Umbrella of nax::random: JAX-compatible threefry2x32 keys (key, split, fold_in) and the
-// samplers (bits, uniform, normal, bernoulli, randint) as fused expression nodes.
+// samplers (bits, uniform, normal, bernoulli, randint, gumbel, categorical) as fused expression nodes.
 // Keys: nax::random::Key on the host; as array elements, std::uint64_t key data (key_data).
 #pragma once
 #include "nax/random/bits.hpp"
+#include "nax/random/categorical.hpp"
 #include "nax/random/distributions.hpp"
 #include "nax/random/erfinv.hpp"
 #include "nax/random/key.hpp"
