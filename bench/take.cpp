@@ -106,7 +106,9 @@ int main(int argc, char** argv) {
   const double scatter_bytes = double(V) * W * 4 + 3.0 * T * W * 4;
   nax::Array<float, vocab, width> grad_table({V, W});
   report("scatter_add/nax", median_seconds([&] {
-           grad_table = nax::scatter_add<vocab>(nax::broadcast_to<vocab, width>(0.f, {V, W}), tokens, ct);
+           // zeros as a lazy broadcast of a rank-0 zero: written once, into the scatter's result
+           grad_table = nax::scatter_add<vocab>(
+               nax::broadcast_to<vocab, width>(nax::Array<float>(std::array<index_t, 0>{}), {V, W}), tokens, ct);
          }),
          scatter_bytes);
   nax::Array<float, vocab, width> hand_grad({V, W});

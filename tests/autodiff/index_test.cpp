@@ -14,13 +14,7 @@ NAX_AXIS(b);
 using nax::index_mode;
 using nax::index_t;
 
-template <class... As>
-nax::Array<int, As...> random_indices(nax_test::random_source& rng, const std::array<index_t, sizeof...(As)>& e,
-                                      index_t n) {
-  nax::Array<int, As...> a(e);
-  for (auto& x : a) x = static_cast<int>(rng.integer(-n - 2, n + 2));
-  return a;
-}
+using nax_test::random_indices;
 }  // namespace
 
 TEST_CASE("grad through take in every mode (duplicates, out-of-range indices) against finite differences") {

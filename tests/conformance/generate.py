@@ -834,7 +834,7 @@ FAMILIES["nn"] = family_nn
 
 
 def family_index(out):
-    """take (clip as x[idx], fill and wrap as jnp.take), take_along_axis, one_hot, the cross-entropy
+    """take (clip as take_along_axis(mode="clip"), fill and wrap as jnp.take), take_along_axis, one_hot, the cross-entropy
     with integer labels, and the scatters (x.at[idx].add/max/min/set, out-of-range updates dropped
     as JAX's default, and clip): values, and the gradients of sum(w * f) where one exists."""
     import optax
@@ -842,7 +842,12 @@ def family_index(out):
     for dt in ["float32", "float64"]:
         x = rng.uniform(-2, 2, (5, 3)).astype(dt)
         w = rng.uniform(-1, 1, (8, 3)).astype(dt)
-        takes = {"take_clip": lambda a: jnp.asarray(a)[idx], "take_fill": lambda a: jnp.take(a, idx, axis=0),
+        # clip as take_along_axis(mode="clip"): negatives from the end, then clamped, and the
+        # gradient goes where the value was read. (JAX's x[idx] reads the same values, but its
+        # gradient drops out-of-range indices: its transpose is a scatter that drops them.)
+        along = np.broadcast_to(idx[:, None], (8, 3))
+        takes = {"take_clip": lambda a: jnp.take_along_axis(a, along, axis=0, mode="clip"),
+                 "take_fill": lambda a: jnp.take(a, idx, axis=0),
                  "take_wrap": lambda a: jnp.take(a, idx, axis=0, mode="wrap")}
         for op, fn in takes.items():
             # fill's NaN reads carry no gradient: the cotangent w is scattered, dropping them
@@ -871,7 +876,7 @@ def family_index(out):
         distinct = np.array([3, 0, -1, 7, 1, 9, 2, -12], np.int32)  # distinct in range; the rest dropped
         out.case("scatter_set_%s" % tag(dt), "scatter_set", [x, distinct, u], [jnp.asarray(x).at[distinct].set(u)], dtype=dt)
     labels = np.array([-1, 0, 2, 3, 1], np.int32)
-    out.case("one_hot_f32", "one_hot", [labels], [jax.nn.one_hot(labels, 4)], dtype="float32")
+    out.case("one_hot_f32", "one_hot", [labels], [jax.nn.one_hot(labels, 4, dtype=jnp.float32)], dtype="float32")
     # Cross-entropy with integer labels over 50,000 classes in float32 (issue: 1e-6 relative).
     logits = (rng.standard_normal((2, 50000)) * 4).astype("float32")
     labels = np.array([123, 49999], np.int32)

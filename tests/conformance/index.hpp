@@ -1,4 +1,4 @@
-// The programs of family `index` (data/index/): take in each index mode (clip as JAX's x[idx],
+// The programs of family `index` (data/index/): take in each index mode (clip as take_along_axis,
 // fill and wrap as jnp.take), take along an inner axis with a fill value, take_along_axis,
 // optax's cross-entropy with integer labels (50,000 classes in float32 too), one_hot, and the
 // scatters (x.at[idx].add/max/min/set: out-of-range updates dropped, and add with clip); each
@@ -45,8 +45,13 @@ std::string run_typed(const Case& c) {
     const auto labels = B::template input<I, b>(c.in[1]);
     const auto weights = B::template input<T, b>(c.in[2]);
     if (op == "take_along") return weighted(logits, weights, [&](const auto& a) { return nax::take_along<v>(a, labels); });
-    return weighted(logits, weights,
-                    [&](const auto& a) { return nax::softmax_cross_entropy_with_integer_labels<v>(a, labels); });
+    auto f = [&](const auto& a) { return nax::softmax_cross_entropy_with_integer_labels<v>(a, labels); };
+    if (c.name == "cross_entropy_integer_labels_50k_f32") {
+      // issue 17: over 50,000 classes in float32 the loss matches JAX to 1e-6 relative
+      std::string e = conf::compare(c.out.at(0), B::result(f(logits)), 1e-6);
+      if (!e.empty()) return "the loss at 1e-6: " + e;
+    }
+    return weighted(logits, weights, f);
   }
   const auto x = B::template input<T, v, w>(c.in[0]);
   const auto idx = B::template input<I, t>(c.in[1]);

@@ -32,13 +32,7 @@ index_t reference_position(long long raw, index_t n, index_mode mode) {
   return raw < 0 ? 0 : n - 1;
 }
 
-template <class... As>
-nax::Array<int, As...> random_indices(nax_test::random_source& rng, const std::array<index_t, sizeof...(As)>& e,
-                                      index_t n) {
-  nax::Array<int, As...> a(e);
-  for (auto& x : a) x = static_cast<int>(rng.integer(-n - 3, n + 3));
-  return a;
-}
+using nax_test::random_indices;
 
 const index_mode all_modes[] = {index_mode::clip, index_mode::fill, index_mode::wrap};
 }  // namespace

@@ -288,6 +288,15 @@ array_of<T, L> random_array_of(random_source& rng, const index_map& sizes, T lo,
   return out;
 }
 
+// An int index array of the given extents with values in [-n - 3, n + 3]: in range, negative
+// (counted from the end), and out of range on both sides (for take and the scatters).
+template <class... As>
+nax::Array<int, As...> random_indices(random_source& rng, const std::array<index_t, sizeof...(As)>& extents, index_t n) {
+  nax::Array<int, As...> a(extents);
+  for (auto& x : a) x = static_cast<int>(rng.integer(-n - 3, n + 3));
+  return a;
+}
+
 // ---- Comparison ---------------------------------------------------------------------------
 
 // Default relative tolerance for a value type: exact for integers and bool.

@@ -172,7 +172,7 @@ bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
   bool ok = true;
   [&]<class... Cx>(axes<Cx...>) {
     std::size_t j = 0;
-    auto row = [&]<class X>(std::type_identity<X>) {
+    [[maybe_unused]] auto row = [&]<class X>(std::type_identity<X>) {
       std::size_t k = j;
       if constexpr (std::is_same_v<Kind, identity_kind>) k = index_of_v<X, Out>;
       if (r.offset[j] != 0) ok = false;

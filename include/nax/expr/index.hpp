@@ -5,8 +5,9 @@
 // added to the result (an embedding lookup adds the token axes).
 //
 // Out-of-range indices (index_mode), as JAX defines them: clip (a negative index counts from
-// the end, then indices are clamped into the axis: JAX's `x[idx]` and take_along_axis; the
-// default of take), fill (out-of-range reads give a fill value, NaN for floats, as jnp.take's
+// the end, then indices are clamped into the axis, and the gradient goes where the value was
+// read: take_along_axis(mode="clip"); JAX's `x[idx]` reads the same values but drops the
+// gradient of out-of-range indices; the default of take), fill (out-of-range reads give a fill value, NaN for floats, as jnp.take's
 // default; scatters drop such updates, as `x.at[idx].add(u)`: the default of the scatters),
 // wrap (modulo the extent, as mode="wrap") and checked (raises nax::argument_error naming the
 // index, its position and the extent).
