@@ -249,3 +249,35 @@ TEST_CASE("indexing errors name the axis, the index and the extents") {
   nax::Array<float, t, w> nothing = nax::take<v>(empty, no_tokens);  // nothing taken from nothing: fine
   CHECK(nothing.size() == 0);
 }
+
+TEST_CASE("a scatter assigned to an array is written in place, unless its operands read that memory") {
+  nax::Array<double, v> x({5});
+  for (index_t q = 0; q < 5; ++q) x(q) = double(q);
+  nax::Array<int, t> idx({3});
+  idx(0) = 4, idx(1) = 0, idx(2) = 4;
+  nax::Array<double, t> u({3});
+  u(0) = 10, u(1) = 20, u(2) = 30;
+  x = nax::scatter_add<v>(x, idx, u);  // in place: x is its own operand
+  const double expected[] = {20, 1, 2, 3, 44};
+  for (index_t q = 0; q < 5; ++q) CHECK(x(q) == expected[q]);
+  // updates that are x's own first three elements: read before anything is written
+  nax::ArrayView<double, t> head(x.data(), {3}, {1});
+  x = nax::scatter_add<v>(x, idx, head);
+  const double again[] = {20 + 1, 1, 2, 3, 44 + 20 + 2};
+  for (index_t q = 0; q < 5; ++q) CHECK(x(q) == again[q]);
+  // into a transposed destination, and from a transposed operand
+  nax::Array<double, v, w> m({3, 2});
+  for (index_t q = 0; q < 6; ++q) m.data()[q] = double(q);
+  nax::Array<double, w, t> upd({2, 3});
+  for (index_t q = 0; q < 6; ++q) upd.data()[q] = 100.0 * double(q + 1);
+  nax::Array<int, t> rows({3});
+  rows(0) = 2, rows(1) = -1, rows(2) = 0;
+  nax::Array<double, w, v> r = nax::scatter_add<v>(m, rows, upd);
+  for (index_t c = 0; c < 2; ++c)
+    for (index_t k = 0; k < 3; ++k) {
+      double e = m(k, c);
+      for (index_t q = 0; q < 3; ++q)
+        if ((rows(q) + 3) % 3 == k) e += upd(c, q);
+      CHECK(r(c, k) == e);
+    }
+}

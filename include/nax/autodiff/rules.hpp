@@ -9,6 +9,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "../backend/host/index.hpp"
 #include "../mesh/communicator.hpp"
 #include "cotangent.hpp"
 #include "tape.hpp"
@@ -29,6 +30,31 @@ void rule(const E&, const Ct&, St&) {
   not_differentiable("an operation without a reverse-mode rule");
 }
 
+// take's cotangent, scatter_add<A>(zeros, idx, u), reaching a variable's gradient g of the
+// same axes: the updates are added into g where they land (no array of zeros, no pass over
+// the whole table; bench/take.cpp). False when it is not that, or its operands read g.
+template <class Ct>
+inline constexpr bool is_scatter_of_zeros_v = false;
+template <class T, class K, class O, class H, class U2, class I, class U, class A>
+inline constexpr bool is_scatter_of_zeros_v<Scatter<scatter_add_op, Relayout<Scalar<T>, K, O, H, U2>, I, U, A>> = true;
+
+template <class Space, class G, class Ct, class Ctx>
+bool scatter_into_gradient(G& g, const Ct& ct, Ctx& ctx) {
+  using T = typename G::value_type;
+  if constexpr (is_scatter_of_zeros_v<Ct>) {
+    if constexpr (std::is_same_v<typename Ct::value_type, T> && same_set_v<typename Ct::axes_type, typename G::axes_type>) {
+      if (get<0>(ct.children).child.value != T(0)) return false;
+      auto out = Space::writable(g);
+      auto idx = Space::materialise(get<1>(ct.children), ctx);
+      auto upd = Space::materialise(cast_if_needed<T>(get<2>(ct.children)), ctx);
+      if (views_overlap(out, idx.view) || views_overlap(out, upd.view)) return false;
+      run_scatter<scatter_add_op>(make_scatter_plan<typename Ct::axis>(out, idx, upd, ct.mode), ctx);
+      return true;
+    }
+  }
+  return false;
+}
+
 // A leaf (of either memory space): adds the cotangent into the gradient of each variable
 // it is a use of; else, when f recorded evaluations, into the tracked buffer it is (tape.hpp).
 template <leaf_node L, class Ct, class St>
@@ -42,6 +68,8 @@ void rule(const L& l, const Ct& ct, St& st) {
       if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
         matched = true;
         auto& g = *var.grad;
+        if constexpr (std::is_same_v<decltype(st.sink), no_sink>)
+          if (scatter_into_gradient<Space>(g, ct, st.ctx)) return;
         Space::assign(Space::writable(g),
                       make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)), st.ctx);
         if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);

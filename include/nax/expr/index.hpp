@@ -242,6 +242,11 @@ struct Scatter : node_interface<Scatter<Op, X, I, U, A>> {
 };
 
 template <class E>
+inline constexpr bool is_scatter_v = false;
+template <class Op, class X, class I, class U, class A>
+inline constexpr bool is_scatter_v<Scatter<Op, X, I, U, A>> = true;
+
+template <class E>
 inline constexpr bool is_stored_v = false;
 template <class C>
 inline constexpr bool is_stored_v<Stored<C>> = true;

@@ -146,14 +146,17 @@ auto std(X&& x, int ddof = 0) {
 }
 
 // log(sum(exp(x))) computed stably as m + log(sum(exp(x - m))) with m the max (0 where the
-// max is not finite, as jax.nn.logsumexp); an empty reduction gives -inf.
+// max is not finite, as jax.nn.logsumexp); an empty reduction gives -inf. m is held constant
+// under grad, as JAX holds it (stop_gradient): the value does not depend on m, so neither does
+// the derivative, and the backward pass then skips max's rule (a pass to count the ties and
+// one to route the cotangent to them).
 template <class... As, class X>
   requires array_like<X>
 auto logsumexp(X&& x) {
   using T = floating_t<typename detail::expr_t<X>::value_type>;
   auto e = cast<T>(std::forward<X>(x));
   auto m = detail::make_reduce<detail::max_op, As...>(e);
-  auto shift = where(detail::make_map<detail::fn::is_finite>(m), m, T(0));
+  auto shift = stop_gradient(where(detail::make_map<detail::fn::is_finite>(m), m, T(0)));
   return log(sum<As...>(exp(e - shift))) + shift;
 }
 

@@ -35,6 +35,9 @@ void assign_in_context(const nax::ArrayView<T, As...>& out, const E& e, context&
       throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
                         "': the destination has " + std::to_string(out.extents()[k]) + ", the expression " +
                         std::to_string(expression_extents[k]));
+  if constexpr (nax::detail::is_scatter_v<E> && std::is_same_v<T, typename E::value_type>) {
+    if (assign_scatter(out, e, ctx)) return;  // in place (backend/host/index.hpp)
+  }
   auto ev = nax::detail::lower<nax::detail::last_t<L>>(e, nax::detail::identity_placement<EA, L>(), ctx);
   if (nax::detail::host::reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {
     device_guard guard(ctx.device);

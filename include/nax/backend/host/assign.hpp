@@ -49,6 +49,9 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
       throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
                         "': the destination has " + std::to_string(out.extents()[k]) + ", the expression " +
                         std::to_string(expression_extents[k]));
+  if constexpr (is_scatter_v<E> && std::is_same_v<T, typename E::value_type>) {
+    if (assign_scatter(out, e, ctx)) return;  // in place (backend/host/index.hpp)
+  }
   auto ev = lower<last_t<L>>(e, identity_placement<EA, L>(), ctx);
   if (reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {
     Array<T, As...> temporary(out.extents());

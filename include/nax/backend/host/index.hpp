@@ -103,31 +103,70 @@ auto make_scatter_plan(const ArrayView<T, Os...>& out, const IL& idx, const UL& 
   return plan;
 }
 
-// x with `updates` applied at `idx` along A, into a temporary of the node's axes: x copied
-// (broadcast over the mapped axes only idx or updates have), then the backend's scatter.
+// e as T: itself when it is of type T already (so that a leaf stays a leaf, read in place).
+template <class T, class E>
+auto cast_if_needed(const E& e) {
+  if constexpr (std::is_same_v<typename E::value_type, T>) return e;
+  else return make_map<fn::cast_to<T>>(e);
+}
+
+// The indices and the updates (cast to the result's type) as strided leaves of ctx's space.
 template <class Op, class X, class I, class U, class A, class Ctx>
-auto scatter_into_temporary(const Scatter<Op, X, I, U, A>& node, Ctx& ctx) {
+auto scatter_operands(const Scatter<Op, X, I, U, A>& node, Ctx& ctx) {
+  return std::pair(materialise_any(get<1>(node.children), ctx),
+                   materialise_any(cast_if_needed<typename Scatter<Op, X, I, U, A>::value_type>(get<2>(node.children)), ctx));
+}
+
+// Whether two strided views share a byte.
+template <class V, class W>
+bool views_overlap(const V& a, const W& b) {
+  const auto [a0, a1] = byte_range(a);
+  const auto [b0, b1] = byte_range(b);
+  return a0 && b0 && a0 < b1 && b0 < a1;
+}
+
+// x (broadcast over the mapped axes only idx or updates have) written into out, then the
+// updates applied at idx along A. out has the node's axes, in any order, and shares no memory
+// with idx and upd (the operands, already in memory).
+template <class Op, class X, class I, class U, class A, class T, class... Os, class IL, class UL, class Ctx>
+void scatter_with(const ArrayView<T, Os...>& out, const Scatter<Op, X, I, U, A>& node, const IL& idx, const UL& upd,
+                  Ctx& ctx) {
   using Node = Scatter<Op, X, I, U, A>;
-  using T = typename Node::value_type;
   using OA = typename Node::axes_type;
-  auto temporary = make_temporary(temporary_of<T, OA>{}, node.extents(), ctx);
   const auto& x = get<0>(node.children);
-  if constexpr (std::is_same_v<OA, typename X::axes_type>) {
-    assign_in_context(temporary.first, x, ctx);
+  if constexpr (same_set_v<OA, typename X::axes_type>) {
+    assign_in_context(out, x, ctx);
   } else {
     auto wide = by_name_relayout<OA, X, typename Node::hidden_type, unbound_t<X>>(x);
     wide.extents_ = node.extents();
-    assign_in_context(temporary.first, wide, ctx);
+    assign_in_context(out, wide, ctx);
   }
   index_t count = 1;
-  for (index_t e : get<2>(node.children).extents()) count *= e;
-  if (count == 0) return temporary.second;
-  auto idx = materialise_any(get<1>(node.children), ctx);
-  auto upd = materialise_any(make_map<fn::cast_to<T>>(get<2>(node.children)), ctx);
-  const index_t n = extent_of<A>(x);
-  if (node.mode == index_mode::checked) verify_indices<A>(idx, n, ctx);
-  run_scatter<Op>(make_scatter_plan<A>(temporary.first, idx, upd, node.mode), ctx);
+  for (index_t e : upd.view.extents()) count *= e;
+  if (count == 0) return;
+  if (node.mode == index_mode::checked) verify_indices<A>(idx, extent_of<A>(x), ctx);
+  run_scatter<Op>(make_scatter_plan<A>(out, idx, upd, node.mode), ctx);
+}
+
+// The node's result in a temporary of its axes (what the backend's materialise_node returns).
+template <class Op, class X, class I, class U, class A, class Ctx>
+auto scatter_into_temporary(const Scatter<Op, X, I, U, A>& node, Ctx& ctx) {
+  using Node = Scatter<Op, X, I, U, A>;
+  auto [idx, upd] = scatter_operands(node, ctx);
+  auto temporary = make_temporary(temporary_of<typename Node::value_type, typename Node::axes_type>{}, node.extents(), ctx);
+  scatter_with(temporary.first, node, idx, upd, ctx);
   return temporary.second;
+}
+
+// A scatter assigned to an array of its element type (`g = scatter_add<v>(...)`): written in
+// place, with no temporary and no copy, unless its indices or updates read out's memory (then
+// false: the caller takes the general path).
+template <class T, class... Os, class Op, class X, class I, class U, class A, class Ctx>
+bool assign_scatter(const ArrayView<T, Os...>& out, const Scatter<Op, X, I, U, A>& node, Ctx& ctx) {
+  auto [idx, upd] = scatter_operands(node, ctx);
+  if (views_overlap(out, idx.view) || views_overlap(out, upd.view)) return false;
+  scatter_with(out, node, idx, upd, ctx);
+  return true;
 }
 
 }  // namespace nax::detail
@@ -187,7 +226,10 @@ void run_scatter(const scatter_plan<T, I, L>& plan, context&) {
           if (k >= 0) {
             T* to = plan.out + o + k * plan.axis_stride;
             const T* from = plan.upd + uu;
-            for (index_t t = 0; t < run; ++t) Op::apply(to[t * so], from[t * su]);
+            if (so == 1 && su == 1)  // contiguous rows (an embedding's): a loop the compiler vectorises
+              for (index_t t = 0; t < run; ++t) Op::apply(to[t], from[t]);
+            else
+              for (index_t t = 0; t < run; ++t) Op::apply(to[t * so], from[t * su]);
           }
         } else {
           for (index_t t = 0; t < run; ++t) {
