@@ -1,7 +1,7 @@
 // expect-compile
-// The control of take_float_indices, take_axis_missing, take_along_foreign_axis and
-// scatter_update_axes: take, take_along, one_hot and the scatters used as intended, inside grad
-// and vmap too.
+// The control of take_float_indices, take_axis_missing, take_along_foreign_axis,
+// scatter_update_axes and categorical_integer_logits: take, take_along, one_hot, the scatters
+// and categorical used as intended, inside grad and vmap too.
 #include <nax/nax.hpp>
 
 #include <cstdint>
@@ -22,6 +22,8 @@ int main() {
   nax::Array<float, vocab, width> s = nax::scatter_add<vocab>(table, tokens, e) + nax::scatter_max<vocab>(table, tokens, e);
   auto g = nax::grad([&](const auto& t) { return nax::sum(nax::square(nax::take<vocab>(t, tokens))); })(table);
   nax::Array<float, batch, tok, width> v = nax::vmap<batch>([&](const auto& tk) { return nax::take<vocab>(table, tk); })(tokens);
+  nax::Array<std::int32_t, batch> token = nax::random::categorical<vocab>(nax::random::key(0), logits);
+  (void)token;
   (void)pick;
   (void)oh;
   (void)s;
