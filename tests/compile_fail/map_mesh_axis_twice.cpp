@@ -1,6 +1,6 @@
-// expect: xmap binds two logical axes to one mesh axis
-// expect: require_mesh_axes_bound_once<nax::axes<data, data> ?>
-// xmap binds both batch and hidden to the mesh axis data.
+// expect: an array \(Leaf\) has two axes bound to one mesh axis
+// expect: require_one_axis_per_mesh_axis<nax::Array<float, batch, hidden> ?, nax::axes<data, data> ?>
+// xmap binds both batch and hidden to the mesh axis data (allowed), and x has both axes.
 #include <nax/nax.hpp>
 
 NAX_AXIS(data);

@@ -233,3 +233,40 @@ TEST_CASE("xmap: extents that do not divide the mesh axis, and arguments that di
   auto r = nax::xmap<nax::bind<batch, data>, nax::bind<hidden, model>>(f, mesh)(ok, b);
   CHECK(r.extent<batch>() == 4);
 }
+
+TEST_CASE("xmap: two logical axes on one mesh axis (heads and MLP units over model), and what it refuses") {
+  // i and j both split over model (2 devices); batch over data. Each array has one of them.
+  nax::Mesh<data, model> mesh(nax::host::devices(4), {2, 2});
+  nax_test::random_source rng(23);
+  for (index_t ni : {index_t{2}, index_t{6}}) {
+    INFO("i " << ni);
+    auto x = nax_test::random_array<double, batch, i>(rng, {4, ni});
+    auto y = nax_test::random_array<double, j, batch>(rng, {4, 4});
+    auto step = nax::xmap<nax::bind<batch, data>, nax::bind<i, model>, nax::bind<j, model>>(
+        [](const auto& a, const auto& b) { return nax::tuple(nax::psum<i>(a) + nax::psum<j>(b), a * 2.0, b - 1.0); }, mesh);
+    auto [total, twice, less] = step(x, y);
+    static_assert(std::is_same_v<decltype(total), nax::Array<double, batch>>);
+    nax_test::check_all(total, [&](const index_map& idx) {
+      double s = 0;
+      for (index_t k = 0; k < ni; ++k) s += x(idx.at("batch"), k);
+      for (index_t k = 0; k < 4; ++k) s += y(k, idx.at("batch"));
+      return s;
+    }, 1e-12, 1e-12);
+    // Results that vary over one of the two axes: every shard written once.
+    nax_test::check_all(twice, [&](const index_map& idx) { return 2.0 * at(x, idx); }, 0, 0);
+    nax_test::check_all(less, [&](const index_map& idx) { return at(y, idx) - 1.0; }, 0, 0);
+  }
+  // A value that varies over both holds only the diagonal blocks: its psum would mix members.
+  auto x = nax_test::random_array<double, i>(rng, {2});
+  auto y = nax_test::random_array<double, j>(rng, {2});
+  auto both = nax::xmap<nax::bind<i, model>, nax::bind<j, model>>(
+      [](const auto& a, const auto& b) { return nax::psum<i>(a * b); }, mesh);
+  std::string message;
+  try {
+    (void)both(x, y);
+  } catch (const nax::argument_error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("collective over 'i'") != std::string::npos);
+  CHECK(message.find("also varies over 'j'") != std::string::npos);
+}

@@ -298,6 +298,25 @@ auto take(X&& x, Idx&& idx, index_mode mode, const typename detail::expr_t<X>::v
   return detail::make_take<A>(std::forward<X>(x), std::forward<Idx>(idx), mode, fill);
 }
 
+// take<A>(x, i): the slice at position i of axis A, with A removed (numpy's x[..., i, ...]),
+// for a run-time loop over a stacked axis (a model's layers). An i outside [0, extent of A)
+// raises nax::shape_error naming the axis: no mode, as a C++ index is never meant to wrap.
+template <class A, class X, std::integral I>
+  requires array_like<X>
+auto take(X&& x, I i) {
+  using E = detail::expr_t<X>;
+  static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
+  auto e = detail::as_expr(std::forward<X>(x));
+  const index_t n = detail::extent_of<A>(e);
+  if (i < 0 || static_cast<index_t>(i) >= n)
+    throw shape_error("nax: take<" + std::string(axis_name<A>()) + ">(x, " + std::to_string(i) +
+                      "): the index is outside the axis '" + std::string(axis_name<A>()) + "' of extent " +
+                      std::to_string(n));
+  using T = typename E::value_type;
+  return detail::make_take<A>(std::move(e), detail::Scalar<index_t>{{}, static_cast<index_t>(i)}, index_mode::clip,
+                              detail::default_fill<T>());
+}
+
 // take_along_axis: idx's axes are among x's; each position of them reads x along A at its
 // index. Without A, idx picks one element per position of x's other axes (a label's
 // log-probability); with A (of any extent), the result keeps A with idx's extent.

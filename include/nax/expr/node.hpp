@@ -137,4 +137,12 @@ index_t extent_of(const E& e) {
 template <class E>
 using visible_axes_t = detail::visible_t<detail::expr_t<E>>;
 
+// The extent of x's visible axis A (inside vmap/xmap too, where x may be an expression).
+template <class A, class X>
+  requires array_like<X>
+index_t extent(const X& x) {
+  static_assert(detail::require_axis_present<A, detail::visible_t<detail::expr_t<const X&>>>::value);
+  return detail::extent_of<A>(detail::as_expr(x));
+}
+
 }  // namespace nax

@@ -38,10 +38,35 @@ struct swapped_axis : axis_tag {
   static constexpr const char* axis_label() { return "swapped"; }
 };
 
+// xmap may bind several logical axes to one mesh axis (attention heads and MLP units both
+// split over `model`), but a value that varies over two of them holds only the diagonal
+// blocks of their product: its collective over one of them would combine different
+// members of the other. Refused at run time, naming both axes.
+template <class N, class E>
+void require_one_axis_on_communicator(const axis_binding& b) {
+  if (!b.comm) return;
+  [&]<class... As>(axes<As...>) {
+    auto check = [&]<class A>(std::type_identity<A>) {
+      if constexpr (!std::is_same_v<A, N>) {
+        const axis_binding* other = find_binding<A>();
+        if (other && other->comm == b.comm)
+          throw argument_error("nax: a collective over '" + std::string(axis_name<N>()) +
+                               "' of a value that also varies over '" + std::string(axis_name<A>()) +
+                               "': xmap binds both to one mesh axis, so each device holds only its own block of both "
+                               "and the collective would mix members of '" +
+                               std::string(axis_name<A>()) + "'. Reduce over '" + std::string(axis_name<A>()) +
+                               "' first, or bind the two axes to different mesh axes");
+      }
+    };
+    (check(std::type_identity<As>{}), ...);
+  }(hidden_t<E>{});
+}
+
 template <class Op, class N, class E>
 auto reduce_over_mapped(E e) {
   const axis_binding& b = binding_of<N>();
   if constexpr (contains_v<N, hidden_t<E>>) {
+    require_one_axis_on_communicator<N, E>(b);
     using R = Reduce<Op, E, N>;
     return mark_unbound<N>(CommCollective<R, all_reduce_kind<Op>, N>(R(std::move(e)), b.comm, b.global_extent));
   } else if constexpr (std::is_same_v<Op, sum_op>) {
@@ -73,6 +98,7 @@ auto ensure_mapped(E e) {
 template <class N, class E>
 auto gather_mapped(E e) {
   const axis_binding& b = binding_of<N>();
+  require_one_axis_on_communicator<N, E>(b);
   return CommCollective<E, all_gather_kind, N>(std::move(e), b.comm, b.global_extent);
 }
 

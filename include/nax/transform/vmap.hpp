@@ -42,7 +42,7 @@ constexpr bool leaf_needs_change() {
 
 template <class N, class Spec, class Arg>
 constexpr bool argument_needs_change() {
-  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  using Leaves = leaf_types_t<Arg>;
   return []<std::size_t... I>(std::index_sequence<I...>) {
     return (leaf_needs_change<N, Spec, std::tuple_element_t<I, Leaves>>() || ... || false);
   }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
@@ -87,7 +87,7 @@ auto prepare_leaf(Leaf&& leaf) {
 // The argument as f sees it: unchanged (same object) when nothing in it is mapped.
 template <class N, class Spec, class Arg>
 constexpr bool unmapped_argument_lacks_axis() {
-  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  using Leaves = leaf_types_t<Arg>;
   return []<std::size_t... I>(std::index_sequence<I...>) {
     return ([]<class Leaf>() {
       if constexpr (!element<std::remove_cvref_t<Leaf>>) return require_unmapped_argument_lacks_axis<N, Leaf>::value;
@@ -196,7 +196,7 @@ index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
   int first_argument = 0;
   auto visit_argument = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, const auto& arg) {
     using Spec = spec_at_t<InSpec, I>;
-    tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+    tree_visit_leaves([&](const auto& leaf) {
       if constexpr (leaf_is_mapped<N, Spec, decltype(leaf)>()) {
         index_t e = leaf_mapped_extent<N, Spec>(leaf);
         if (extent < 0) {
@@ -209,7 +209,7 @@ index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
                             std::to_string(e));
         }
       }
-    });
+    }, arg);
   };
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (visit_argument(std::integral_constant<std::size_t, I>{}, args), ...);
@@ -219,7 +219,7 @@ index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
 
 template <class N, class Spec, class Arg>
 constexpr bool argument_mapped() {
-  using Leaves = decltype(tree_leaves(std::declval<Arg>()));
+  using Leaves = leaf_types_t<Arg>;
   return []<std::size_t... L>(std::index_sequence<L...>) {
     return (leaf_is_mapped<N, Spec, std::tuple_element_t<L, Leaves>>() || ... || false);
   }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
@@ -269,7 +269,7 @@ struct vmapped {
  private:
   template <class Outputs>
   static constexpr bool storable_outputs() {
-    using Leaves = decltype(tree_leaves(std::declval<const Outputs&>()));
+    using Leaves = leaf_types_t<const Outputs&>;
     return []<std::size_t... L>(std::index_sequence<L...>) {
       return ([]<class Leaf>(std::type_identity<Leaf>) {
         using E = std::remove_cvref_t<Leaf>;

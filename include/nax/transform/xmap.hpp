@@ -46,16 +46,22 @@ struct require_bound_to_mesh_axis {
   static constexpr bool value = true;
 };
 
-template <class MeshAxesUsed>
-struct require_mesh_axes_bound_once {
+// Several logical axes may share a mesh axis (heads and MLP units both over `model`), but
+// one array cannot be split over a mesh axis by two of its axes: each device would hold
+// only the diagonal blocks. Leaf is the array, MeshAxesUsed the mesh axes its axes bind to.
+template <class Leaf, class MeshAxesUsed>
+struct require_one_axis_per_mesh_axis {
   static_assert(is_unique_v<MeshAxesUsed>,
-                "nax: xmap binds two logical axes to one mesh axis (MeshAxesUsed); bind each mesh axis once");
+                "nax: xmap: an array (Leaf) has two axes bound to one mesh axis (MeshAxesUsed); an array can be "
+                "split over a mesh axis by one of its axes only");
   static constexpr bool value = true;
 };
 
-template <class... Bs>
+// The mesh axes that the axes Axes of an array bind to (a mesh axis twice if two do).
+template <class Axes, class... Bs>
 using mesh_axes_used_t = tuple_to_axes_t<decltype(std::tuple_cat(
-    std::conditional_t<std::is_same_v<typename Bs::mesh_axis, local_axis>, std::tuple<>, std::tuple<typename Bs::mesh_axis>>{}...))>;
+    std::conditional_t<std::is_same_v<typename Bs::mesh_axis, local_axis> || !contains_v<typename Bs::logical, Axes>,
+                       std::tuple<>, std::tuple<typename Bs::mesh_axis>>{}...))>;
 
 // How one logical axis sits on this device.
 struct placed_axis {
@@ -82,6 +88,8 @@ auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& place
     return as_expr(std::forward<Leaf>(leaf));
   } else {
     auto e = as_expr(std::forward<Leaf>(leaf));
+    static_assert(require_one_axis_per_mesh_axis<std::remove_cvref_t<Leaf>,
+                                                 mesh_axes_used_t<visible_t<decltype(e)>, Bs...>>::value);
     // A strided leaf (an array of either memory space) is narrowed in its view, so what a
     // device reads is only its part (an argument on another GPU is copied part by part).
     using E = decltype(e);
@@ -118,6 +126,7 @@ auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& place
 template <class... Bs, class Leaf>
 auto finish_xmap_leaf(Leaf&& leaf) {
   auto e = as_expr(std::forward<Leaf>(leaf));
+  static_assert(require_one_axis_per_mesh_axis<std::remove_cvref_t<Leaf>, mesh_axes_used_t<hidden_t<decltype(e)>, Bs...>>::value);
   auto step = [&]<class B>(auto current, std::type_identity<B>) {
     using L = typename B::logical;
     auto r = resolve_axis<L>(std::move(current));
@@ -160,7 +169,7 @@ template <class Outputs>
 struct program_space {
   using type = typename decltype([]<class... Ls>(std::type_identity<std::tuple<Ls...>>) {
     return std::type_identity<typename common_space<Ls...>::type>{};
-  }(std::type_identity<decltype(tree_leaves(std::declval<const Outputs&>()))>{}))::type;
+  }(std::type_identity<leaf_types_t<const Outputs&>>{}))::type;
 };
 
 template <class L, bool Mapped>
@@ -194,7 +203,7 @@ struct xmapped {
                 "mapped function instead (xmap of a function that calls value_and_grad)");
         }
       };
-      std::apply([&](const auto&... leaf) { (look(leaf), ...); }, tree_leaves(arg));
+      tree_visit_leaves(look, arg);
     }
   }
 
@@ -258,9 +267,9 @@ struct xmapped {
       if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count())) {
         // Devices of other processes wrote their shards into their own copies: sum them
         // (every element is written by exactly one device, the rest are zeros).
-        tree_for_each_leaf(*results, [&](auto& leaf, auto) {
+        tree_visit_leaves([&](auto& leaf) {
           if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::combine_disjoint(everyone, leaf);
-        });
+        }, *results);
       }
       everyone.barrier();
     });
@@ -293,7 +302,7 @@ struct xmapped {
         }
         return;
       } else
-      tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+      tree_visit_leaves([&](const auto& leaf) {
         using Leaf = decltype(leaf);
         if constexpr (!element<std::remove_cvref_t<Leaf>>) {
           if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) {
@@ -309,7 +318,7 @@ struct xmapped {
             }
           }
         }
-      });
+      }, arg);
     };
     (visit(args), ...);
   }
@@ -479,11 +488,7 @@ struct xmapped {
   // coordinate 0 of every mesh axis the output is replicated over.
   template <class Space, class Global, class Local, class Device>
   void write_shards(Global& global, const Local& local, const std::array<placed_axis, nb>& placed, Device& device) const {
-    auto global_leaves = tree_leaves(global);
-    auto local_leaves = tree_leaves(local);
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (write_shard<Space>(std::get<I>(global_leaves), std::get<I>(local_leaves), placed, device), ...);
-    }(std::make_index_sequence<std::tuple_size_v<decltype(local_leaves)>>{});
+    tree_visit_leaves([&](auto& g, const auto& l) { write_shard<Space>(g, l, placed, device); }, global, local);
   }
 
   template <class Space, class G, class L, class Device>
@@ -492,8 +497,10 @@ struct xmapped {
     bool writer = true;
     [&]<std::size_t... I>(std::index_sequence<I...>) {
       auto check = [&]<std::size_t K>(std::integral_constant<std::size_t, K>) {
-        if constexpr (is_mesh_bound_v<binding<K>> && !contains_axis<X, typename binding<K>::logical>())
-          if (device.template coordinate<typename binding<K>::mesh_axis>() != 0) writer = false;
+        // Replicated over a mesh axis when none of its axes binds there (several may share one).
+        using M = typename binding<K>::mesh_axis;
+        if constexpr (is_mesh_bound_v<binding<K>> && !varies_over_mesh_axis<X, M>())
+          if (device.template coordinate<M>() != 0) writer = false;
       };
       (check(std::integral_constant<std::size_t, I>{}), ...);
     }(std::make_index_sequence<nb>{});
@@ -510,6 +517,10 @@ struct xmapped {
     }
   }
 
+  template <class X, class M>
+  static constexpr bool varies_over_mesh_axis() {
+    return ((std::is_same_v<typename Bs::mesh_axis, M> && contains_axis<X, typename Bs::logical>()) || ...);
+  }
   template <class X, class A>
   static constexpr bool contains_axis() {
     if constexpr (element<X>) return false;
@@ -530,7 +541,6 @@ auto xmap(F f, MeshT mesh) {
   using MeshAxes = typename MeshT::axis_names;
   static_assert(sizeof...(Bs) >= 1, "nax: xmap needs at least one bind<logical, mesh_axis>");
   static_assert((detail::require_bound_to_mesh_axis<Bs, MeshAxes>::value && ...));
-  static_assert(detail::require_mesh_axes_bound_once<detail::mesh_axes_used_t<Bs...>>::value);
   static_assert(detail::require_unique_axes<axes<typename Bs::logical...>>::value);
   return detail::xmapped<MeshT, F, Bs...>{std::move(f), std::move(mesh)};
 }
@@ -545,12 +555,12 @@ auto pmap(F f, MeshT mesh) {
   return [mapped, devices = mesh.device_count()](auto&&... args) {
     index_t extent = -1;
     auto check = [&](const auto& arg) {
-      detail::tree_for_each_leaf(arg, [&](const auto& leaf, auto) {
+      detail::tree_visit_leaves([&](const auto& leaf) {
         if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) {
           if constexpr (detail::contains_v<Axis, detail::visible_t<detail::expr_t<decltype(leaf)>>>)
             extent = detail::extent_of<Axis>(detail::as_expr(leaf));
         }
-      });
+      }, arg);
     };
     (check(args), ...);
     if (extent != devices)

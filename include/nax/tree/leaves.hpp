@@ -50,6 +50,65 @@ void tree_for_each_leaf(Tree&& tree, F&& f) {
     for_each_leaf<0>(std::forward<Tree>(tree), f);
 }
 
+// The types tree_leaves would give, where a std::vector counts as one element of its type
+// (a run-time number of leaves of that type): what a transform asks of every leaf's type
+// (is it mapped, can it be stored) holds for the vector's elements when it holds for one.
+template <class Tree>
+constexpr auto leaf_types_of() {
+  using D = std::remove_cvref_t<Tree>;
+  if constexpr (tree_kind_v<D> == tree_kind::leaf) {
+    if constexpr (std::is_lvalue_reference_v<Tree>) return std::type_identity<std::tuple<Tree>>{};
+    else return std::type_identity<std::tuple<D>>{};
+  } else if constexpr (tree_kind_v<D> == tree_kind::not_a_tree) {
+    return std::type_identity<std::tuple<>>{};
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    using Element = std::conditional_t<std::is_lvalue_reference_v<Tree>,
+                                       std::conditional_t<std::is_const_v<std::remove_reference_t<Tree>>,
+                                                          const typename D::value_type&, typename D::value_type&>,
+                                       typename D::value_type>;
+    return leaf_types_of<Element>();
+  } else {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return std::type_identity<decltype(std::tuple_cat(
+          std::declval<typename decltype(leaf_types_of<tree_child_t<I, Tree>>())::type>()...))>{};
+    }(std::make_index_sequence<node_size_v<D>>{});
+  }
+}
+template <class Tree>
+using leaf_types_t = typename decltype(leaf_types_of<Tree>())::type;
+
+// Calls f(leaf, more_leaf...) on the corresponding leaves of one or more trees of the same
+// structure, in depth-first order, std::vectors included (their lengths must agree): for
+// run-time walks that need no leaf index (extents, checks, writing results).
+template <class F, class Tree, class... Trees>
+void visit_leaves_of(F& f, Tree&& tree, Trees&&... trees) {
+  using D = std::remove_cvref_t<Tree>;
+  if constexpr (tree_kind_v<D> == tree_kind::leaf) {
+    f(std::forward<Tree>(tree), std::forward<Trees>(trees)...);
+  } else if constexpr (tree_kind_v<D> == tree_kind::std_vector) {
+    auto check = [&](std::size_t m) {
+      if (m != tree.size())
+        throw shape_error("nax: std::vectors of different lengths at the same place of two trees (" +
+                          std::to_string(tree.size()) + " and " + std::to_string(m) + " elements)");
+    };
+    (check(trees.size()), ...);
+    for (std::size_t i = 0; i != tree.size(); ++i) visit_leaves_of(f, tree[i], trees[i]...);
+  } else if constexpr (tree_kind_v<D> != tree_kind::not_a_tree) {
+    // (one lambda per child: expanding the children and the trees in one pack would not work)
+    auto child = [&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+      visit_leaves_of(f, tree_child<I>(tree), tree_child<I>(trees)...);
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      (child(std::integral_constant<std::size_t, I>{}), ...);
+    }(std::make_index_sequence<node_size_v<D>>{});
+  }
+}
+template <class F, class Tree, class... Trees>
+void tree_visit_leaves(F&& f, Tree&& tree, Trees&&... trees) {
+  if constexpr (!is_pytree<Tree>()) report_not_pytree<Tree>();
+  else visit_leaves_of(f, std::forward<Tree>(tree), std::forward<Trees>(trees)...);
+}
+
 }  // namespace detail
 
 // The leaves in depth-first order: a std::tuple of references for an lvalue tree (const

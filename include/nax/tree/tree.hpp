@@ -4,6 +4,7 @@
 #pragma once
 #include <boost/hana/define_struct.hpp>
 
+#include "cast.hpp"
 #include "leaves.hpp"
 #include "map.hpp"
 #include "reduce.hpp"
