@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -168,18 +168,52 @@ def take_cases():
     yield "cross_entropy value_and_grad/jax_cpu", lambda: jax.block_until_ready(vg(logits, labels)), float(R) * K * 4
 
 
+def gpt_cases():
+    """bench/gpt.cpp's cases: one training step (value_and_grad, then optax's clip + adamw update,
+    all in one jit) of examples/gpt/gpt.hpp's model at the default size (2 layers, width 64, 4
+    heads, sequence 64, batch 16) and a larger one (6 layers, width 384, 6 heads, sequence 256,
+    batch 32). The model is tests/conformance/gpt_model.py, the conformance reference."""
+    import optax
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "conformance"))
+    from gpt_model import gpt_init, gpt_loss, gpt_optimizer
+    sizes = {"default": dict(vocab=76, seq=64, embed=64, heads=4, layers=2, batch=16, seed=0),
+             "large": dict(vocab=76, seq=256, embed=384, heads=6, layers=6, batch=32, seed=0)}
+    for name, c in sizes.items():
+        opt = gpt_optimizer(optax, 1000, warmup=50)
+        params = gpt_init(c, jnp.float32)
+        state = opt.init(params)
+        rng = np.random.default_rng(0)
+        tokens = jnp.asarray(rng.integers(0, c["vocab"], (c["batch"], c["seq"] + 1)), jnp.int32)
+        x, y = tokens[:, :-1], tokens[:, 1:]
+
+        @jax.jit
+        def step(p, s, x, y):
+            loss, g = jax.value_and_grad(gpt_loss)(p, x, y)
+            updates, s = opt.update(g, s, p)
+            return optax.apply_updates(p, updates), s, loss
+
+        holder = {"p": params, "s": state}
+
+        def run():
+            holder["p"], holder["s"], loss = step(holder["p"], holder["s"], x, y)
+            loss.block_until_ready()
+
+        yield "gpt_step_%s/jax_cpu" % name, run, float(c["batch"] * c["seq"])
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
-             "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases}
+             "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases,
+             "gpt": gpt_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue
         seconds = median_seconds(fn)
-        if group in ("train_step", "deep_mlp", "rnn"):
+        if group in ("train_step", "deep_mlp", "rnn", "gpt"):
             print("%s %.9f" % (name, seconds), flush=True)
         else:
             print("%s %.3f" % (name, amount / seconds / 1e9), flush=True)

@@ -127,7 +127,8 @@ inline int run(const Options& o) {
   // Sampling: the context's last `seq` characters, padded at the end (a causal model's logits
   // at the last real position do not see the padding).
   if (o.generate > 0) {
-    auto logits_of = make_logits(mesh);
+    // One sequence at a time: the batch stays on one data replica, the model split as in training.
+    auto logits_of = make_logits(Mesh(nax::host::devices(o.mesh_columns), {1, o.mesh_columns}));
     std::vector<std::int32_t> context = alphabet.encode(o.prompt);
     std::string out = o.prompt;
     auto keys = nax::random::split(nax::random::key(o.seed + 2), o.generate);

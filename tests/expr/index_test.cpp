@@ -281,3 +281,29 @@ TEST_CASE("a scatter assigned to an array is written in place, unless its operan
       CHECK(r(c, k) == e);
     }
 }
+
+TEST_CASE("take<A>(x, i) with a C++ index: the slice at i, A removed; out of range raises") {
+  nax_test::random_source rng(31);
+  for (index_t nv : {index_t{1}, index_t{4}}) {
+    for (index_t nw : {index_t{0}, index_t{1}, index_t{3}}) {
+      INFO("v " << nv << ", w " << nw);
+      auto x = nax_test::random_array<double, w, v>(rng, {nw, nv});  // A inner in memory
+      for (index_t i = 0; i < nv; ++i) {
+        nax::Array<double, w> row = nax::take<v>(x, i);
+        for (index_t k = 0; k < nw; ++k) CHECK(row(k) == x(k, i));
+        nax::Array<double, w> twice = nax::take<v>(x * 2.0, std::size_t(i));  // an expression, an unsigned index
+        for (index_t k = 0; k < nw; ++k) CHECK(twice(k) == 2.0 * x(k, i));
+      }
+      for (index_t bad : {index_t{-1}, nv}) {
+        std::string message = "no error";
+        try {
+          (void)nax::take<v>(x, bad);
+        } catch (const nax::shape_error& e) {
+          message = e.what();
+        }
+        CHECK(message == "nax: take<v>(x, " + std::to_string(bad) + "): the index is outside the axis 'v' of extent " +
+                             std::to_string(nv));
+      }
+    }
+  }
+}

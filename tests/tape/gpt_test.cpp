@@ -46,9 +46,19 @@ gpt::Config config_of(std::map<std::string, nax::index_t> m) {
 
 gpt::Mesh mesh_of(int rows, int columns) { return gpt::Mesh(nax::host::devices(rows * columns), {rows, columns}); }
 
-const conf::Case& find_case(const std::vector<conf::Case>& cases, const std::string& name) {
-  for (const auto& c : cases)
-    if (c.name == name) return c;
+// A case of the family with its model's configuration and seed.
+struct GptCase {
+  conf::Case data;
+  std::map<std::string, nax::index_t> settings;
+  gpt::Config config;
+};
+
+GptCase load_case(const std::string& name) {
+  for (auto& c : conf::load_family("gpt"))
+    if (c.name == name) {
+      auto m = gpt_config(c);
+      return {c, m, config_of(m)};
+    }
   throw std::runtime_error("gpt conformance: no case " + name);
 }
 
@@ -64,10 +74,10 @@ void check_leaf(const npy::Array& want, const G& got, const std::string& name, d
 
 TEST_CASE("gpt: 20 training steps against JAX and optax (float32), and on a 2 x 2 mesh against one device") {
   using namespace gpt;
-  const auto cases = conf::load_family("gpt");
-  const auto& c = find_case(cases, "train_f32");
-  auto m = gpt_config(c);
-  Config config = config_of(m);
+  const auto loaded = load_case("train_f32");
+  const auto& c = loaded.data;
+  const auto& m = loaded.settings;
+  const Config& config = loaded.config;
   auto inputs = conf::to_array<std::int32_t, nax_step, batch, pos>(c.in[0]);
   auto targets = conf::to_array<std::int32_t, nax_step, batch, pos>(c.in[1]);
   Schedule schedule;
@@ -93,10 +103,10 @@ TEST_CASE("gpt: 20 training steps against JAX and optax (float32), and on a 2 x 
 
 TEST_CASE("gpt: step-0 gradients of every parameter against JAX (float64), on one device and on a 2 x 2 mesh") {
   using namespace gpt;
-  const auto cases = conf::load_family("gpt");
-  const auto& c = find_case(cases, "grads_f64");
-  auto m = gpt_config(c);
-  Config config = config_of(m);
+  const auto loaded = load_case("grads_f64");
+  const auto& c = loaded.data;
+  const auto& m = loaded.settings;
+  const Config& config = loaded.config;
   auto x = conf::to_array<std::int32_t, batch, pos>(c.in[0]);
   auto y = conf::to_array<std::int32_t, batch, pos>(c.in[1]);
   auto params = init<double>(config, std::uint32_t(m.at("seed")));

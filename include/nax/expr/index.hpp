@@ -17,6 +17,7 @@
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
 
 #include "../core/config.hpp"
 #include "../core/pack.hpp"
@@ -308,7 +309,7 @@ auto take(X&& x, I i) {
   static_assert(detail::require_axis_present<A, detail::visible_t<E>>::value);
   auto e = detail::as_expr(std::forward<X>(x));
   const index_t n = detail::extent_of<A>(e);
-  if (i < 0 || static_cast<index_t>(i) >= n)
+  if (std::cmp_less(i, 0) || std::cmp_greater_equal(i, n))
     throw shape_error("nax: take<" + std::string(axis_name<A>()) + ">(x, " + std::to_string(i) +
                       "): the index is outside the axis '" + std::string(axis_name<A>()) + "' of extent " +
                       std::to_string(n));
