@@ -7,10 +7,7 @@ using namespace gpt_support;
 
 TEST_CASE("gpt: step-0 gradients of every parameter against JAX (float64), on one device and on a 2 x 2 mesh") {
   using namespace gpt;
-  const auto loaded = load_case("grads_f64");
-  const auto& c = loaded.data;
-  const auto& m = loaded.settings;
-  const Config& config = loaded.config;
+  const auto [c, m, config] = load_case("grads_f64");
   auto x = conf::to_array<std::int32_t, batch, pos>(c.in[0]);
   auto y = conf::to_array<std::int32_t, batch, pos>(c.in[1]);
   auto params = init<double>(config, std::uint32_t(m.at("seed")));

@@ -22,10 +22,7 @@ NAX_AXIS(nax_step);  // the training steps of the JAX data
 
 TEST_CASE("gpt: 20 training steps against JAX and optax (float32), and on a 2 x 2 mesh against one device") {
   using namespace gpt;
-  const auto loaded = load_case("train_f32");
-  const auto& c = loaded.data;
-  const auto& m = loaded.settings;
-  const Config& config = loaded.config;
+  const auto [c, m, config] = load_case("train_f32");
   auto inputs = conf::to_array<std::int32_t, nax_step, batch, pos>(c.in[0]);
   auto targets = conf::to_array<std::int32_t, nax_step, batch, pos>(c.in[1]);
   Schedule schedule;
