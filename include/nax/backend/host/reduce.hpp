@@ -11,6 +11,7 @@
 
 #include "context.hpp"
 #include "loop.hpp"
+#include "sum_of_products.hpp"
 
 namespace nax::detail::host {
 
@@ -142,6 +143,7 @@ auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
   using T = typename Node::value_type;
   using K = typename Node::axes_type;  // kept axes, in the child's order
   using CA = typename C::axes_type;
+  if (auto dot = sum_as_contraction(node, ctx)) return *dot;
   auto out = std::make_shared<array_for_t<T, K>>(no_fill, node.extents());
   if constexpr (CA::size == 0) {
     assign_in_context(out->view(), node.child, ctx);
@@ -154,7 +156,7 @@ auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
     static_assert(std::is_same_v<intersection_t<Loop, K>, K>);
     reduce_into<Op, T, Loop, K>(node.child, ctx, out->data());
   }
-  return leaf_of(std::as_const(*out).view(), out);
+  return leaf_for_t<Node>(leaf_of(std::as_const(*out).view(), out));
 }
 
 template <class Op, class C, class Axis>
