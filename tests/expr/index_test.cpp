@@ -215,6 +215,40 @@ TEST_CASE("scatter_add: duplicates accumulate, a shared axis scatters per row, l
   }
 }
 
+TEST_CASE("scatter_add with indices along the scattered axis itself (take_along_axis's adjoint), any extents") {
+  // idx carries v with an extent of its own: each of its positions sends one update to the
+  // position its value names. (The scatter once walked v with the output's extent and stride
+  // as well: wrong sums, and writes outside the output.)
+  nax_test::random_source rng(1708);
+  for (int trial = 0; trial < 30; ++trial) {
+    const index_t nv = rng.nonzero_extent(5), m = rng.extent(8), nw = rng.extent(4);
+    INFO("extents v=" << nv << " (indices " << m << ") w=" << nw);
+    auto x = nax_test::random_array<double, v, w>(rng, {nv, nw});
+    auto idx = random_indices<w, v>(rng, {nw, m}, nv);
+    auto upd = nax_test::random_array<double, v, w>(rng, {m, nw});
+    for (index_mode mode : all_modes) {
+      nax::Array<double, v, w> expected = x;
+      for (index_t a = 0; a < m; ++a)
+        for (index_t c = 0; c < nw; ++c) {
+          const index_t k = reference_position(idx(c, a), nv, mode);
+          if (k >= 0) expected(k, c) += upd(a, c);
+        }
+      nax::Array<double, w, v> got = nax::scatter_add<v>(x, idx, upd, mode);
+      nax_test::check_all(got, [&](const nax_test::index_map& at) { return nax_test::at(expected, at); });
+      // the gradient of take_along<v> with such indices is that scatter of the cotangent
+      auto weights = nax_test::random_array<double, w, v>(rng, {nw, m});
+      auto g = nax::grad([&](const auto& z) { return nax::sum(weights * nax::take_along<v>(z, idx, mode)); })(x);
+      nax::Array<double, v, w> expected_g({nv, nw});
+      for (index_t a = 0; a < m; ++a)
+        for (index_t c = 0; c < nw; ++c) {
+          const index_t k = reference_position(idx(c, a), nv, mode);
+          if (k >= 0) expected_g(k, c) += weights(c, a);
+        }
+      nax_test::check_all(g, [&](const nax_test::index_map& at) { return nax_test::at(expected_g, at); });
+    }
+  }
+}
+
 TEST_CASE("indexing errors name the axis, the index and the extents") {
   nax::Array<float, v, w> table({3, 2});
   nax::Array<int, t> tokens({4});

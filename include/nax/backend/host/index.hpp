@@ -88,7 +88,10 @@ auto make_scatter_plan(const ArrayView<T, Os...>& out, const IL& idx, const UL& 
   [&]<class... Ls>(axes<Ls...>) {
     std::size_t k = 0;
     auto one = [&]<class X>(std::type_identity<X>) {
-      if constexpr (contains_v<X, OA>) {
+      // A loops only when the indices carry it (take_along_axis's adjoint): then it walks the
+      // updates' positions along A, with their extent, and moves nothing in out by itself
+      // (each update lands where its index says).
+      if constexpr (contains_v<X, OA> && !std::is_same_v<X, A>) {
         plan.extent[k] = out.extents()[index_of_v<X, OA>];
         plan.out_stride[k] = out.strides()[index_of_v<X, OA>];
       } else {
