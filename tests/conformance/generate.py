@@ -890,6 +890,99 @@ FAMILIES["index"] = family_index
 
 
 # ---------------------------------------------------------------------------------------------
+# layout: the layouts computed as gathers (flip, roll, pad in every mode, tile, repeat,
+# dynamic_slice, dynamic_update_slice), the scans (cumsum, cumprod, cummax, cummin), the creation ops (linspace, eye, tri, tril, triu) and
+# the reductions composed of the others (any, all, count_nonzero, nansum, nanmean, norms).
+# Arrays are (3, 5) over axes (a, b); the ops act along b unless the case says otherwise.
+
+LAYOUT_GATHERS = {
+    "flip": lambda x: jnp.flip(x, axis=1),
+    "roll_7": lambda x: jnp.roll(x, 7, axis=1),
+    "roll_m2": lambda x: jnp.roll(x, -2, axis=1),
+    "pad_constant": lambda x: jnp.pad(x, ((0, 0), (2, 3)), constant_values=0.5),
+    "pad_edge": lambda x: jnp.pad(x, ((0, 0), (4, 6)), mode="edge"),
+    "pad_reflect": lambda x: jnp.pad(x, ((0, 0), (4, 6)), mode="reflect"),
+    "pad_symmetric": lambda x: jnp.pad(x, ((0, 0), (4, 6)), mode="symmetric"),
+    "pad_wrap": lambda x: jnp.pad(x, ((0, 0), (4, 6)), mode="wrap"),
+    "tile": lambda x: jnp.tile(x, (1, 2)),
+    "repeat": lambda x: jnp.repeat(x, 3, axis=1),
+    "dynamic_slice_3": lambda x: lax.dynamic_slice_in_dim(x, 3, 3, axis=1),  # clamped to 2
+    "dynamic_slice_m1": lambda x: lax.dynamic_slice_in_dim(x, -1, 2, axis=1),  # from the end, then clamped
+    "cumsum": lambda x: jnp.cumsum(x, axis=1),
+    "cumsum_reverse": lambda x: lax.cumsum(x, axis=1, reverse=True),
+    "cumsum_rows": lambda x: jnp.cumsum(x, axis=0),
+}
+LAYOUT_SCANS = {  # values only: nax has no gradient for these yet
+    "cumprod": lambda x: jnp.cumprod(x, axis=1),
+    "cumprod_reverse": lambda x: lax.cumprod(x, axis=1, reverse=True),
+    "cummax": lambda x: lax.cummax(x, axis=1),
+    "cummin_reverse": lambda x: lax.cummin(x, axis=1, reverse=True),
+}
+LAYOUT_REDUCTIONS = {
+    "nansum": lambda x: jnp.nansum(x, axis=1),
+    "nanmean": lambda x: jnp.nanmean(x, axis=1),
+    "norm": lambda x: jnp.linalg.norm(x, axis=1),
+    "norm_inf": lambda x: jnp.linalg.norm(x, ord=jnp.inf, axis=1),
+    "norm_one": lambda x: jnp.linalg.norm(x, ord=1, axis=1),
+    "norm_frobenius": lambda x: jnp.linalg.norm(x),
+}
+
+
+def family_layout(out):
+    """Each gather layout's value and the gradient of sum(w * f(x)) (dynamic_update_slice: w.r.t.
+    both operands), tril/triu with offsets, the reductions' values and gradients (NaNs for
+    nansum/nanmean), float32 and float64; linspace, eye and tri values; any, all and
+    count_nonzero of float32 with zeros and NaN."""
+    for dt in ["float32", "float64"]:
+        x = rng.uniform(-2, 2, (3, 5)).astype(dt)
+        for op, fn in LAYOUT_GATHERS.items():
+            w = rng.uniform(-1, 1, np.shape(fn(x))).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [x, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
+        xs = x.copy()
+        xs[1, 2] = np.nan  # propagates through cummax and cummin
+        for op, fn in LAYOUT_SCANS.items():
+            out.case("%s_%s" % (op, tag(dt)), op, [xs], [fn(xs)], dtype=dt)
+        u = rng.uniform(-2, 2, (3, 2)).astype(dt)
+        w = rng.uniform(-1, 1, (3, 5)).astype(dt)
+        out.case("dynamic_update_slice_%s" % tag(dt), "dynamic_update_slice", [x, u, w],
+                 value_and_weighted_grad(lambda a, b: lax.dynamic_update_slice_in_dim(a, b, 4, axis=1), [x, u], w),
+                 dtype=dt, start=4)  # clamped to 3
+        for k in (-1, 0, 2):
+            for op, fn in (("tril", jnp.tril), ("triu", jnp.triu)):
+                out.case("%s_k%d_%s" % (op, k, tag(dt)), op, [x, w],
+                         value_and_weighted_grad(lambda a: fn(a, k), [x], w), dtype=dt, k=k)
+        xn = x.copy()
+        xn[0, 1] = np.nan
+        xn[2, :] = np.nan  # a row of NaN: nanmean is NaN there
+        for op, fn in LAYOUT_REDUCTIONS.items():
+            inp = xn if op.startswith("nan") else x
+            if op == "norm_inf":
+                inp = x.copy()
+                inp[1, 3] = -inp[1, 0]  # a tie of |x| shares the gradient
+            w = rng.uniform(-1, 1, np.shape(fn(inp))).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [inp, w], value_and_weighted_grad(fn, [inp], w), dtype=dt)
+        out.case("linspace_%s" % tag(dt), "linspace", [], [jnp.linspace(0.5, 2.0, 7, dtype=dt)], dtype=dt,
+                 start=0.5, stop=2.0, num=7, endpoint=1)
+        out.case("linspace_open_%s" % tag(dt), "linspace", [], [jnp.linspace(-1.0, 3.0, 6, endpoint=False, dtype=dt)],
+                 dtype=dt, start=-1.0, stop=3.0, num=6, endpoint=0)
+        out.case("eye_%s" % tag(dt), "eye", [], [jnp.eye(3, 5, k=1, dtype=dt)], dtype=dt, n=3, m=5, k=1)
+        out.case("tri_%s" % tag(dt), "tri", [], [jnp.tri(4, 3, k=-1, dtype=dt)], dtype=dt, n=4, m=3, k=-1)
+    b = rng.integers(0, 2, (3, 5)).astype(bool)
+    out.case("cumsum_b", "cumsum_bool", [b], [jnp.cumsum(b, axis=1)], dtype="bool")
+    out.case("linspace_i32", "linspace", [], [jnp.linspace(0, 10, 4, dtype=jnp.int32)], dtype="int32",
+             start=0, stop=10, num=4, endpoint=1)
+    z = rng.uniform(-1, 1, (3, 5)).astype("float32")
+    z[0, :] = 0
+    z[1, 1:] = 0
+    z[2, 2] = np.nan
+    for op, fn in (("any", jnp.any), ("all", jnp.all), ("count_nonzero", jnp.count_nonzero)):
+        out.case("%s_f32" % op, op, [z], [fn(z, axis=1)], dtype="float32")
+
+
+FAMILIES["layout"] = family_layout
+
+
+# ---------------------------------------------------------------------------------------------
 # gpt: examples/gpt/gpt.hpp's character-level GPT in jax.numpy + optax, from the same threefry
 # key: 20 training steps in float32 (AdamW, warmup-cosine, global-norm clipping) and the
 # gradients of step 0 in float64.

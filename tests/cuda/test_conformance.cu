@@ -27,6 +27,7 @@ inline const char* test_source_dir() {
 #include "../conformance/core_unary.hpp"
 #include "../conformance/grad_losses.hpp"
 #include "../conformance/index.hpp"
+#include "../conformance/layout.hpp"
 #include "../conformance/nn.hpp"
 #include "../conformance/random.hpp"
 #include "../conformance/relayout.hpp"
@@ -68,6 +69,7 @@ struct cuda_backend {
 using f32 = cuda_backend<float>;
 using f32_i32 = cuda_backend<float, std::int32_t>;
 using f32_i32_bool = cuda_backend<float, std::int32_t, bool>;
+using f32_i32_bool_i64 = cuda_backend<float, std::int32_t, bool, std::int64_t>;
 using every_type = cuda_backend<float, double, std::uint32_t, std::uint64_t, std::int32_t, std::int64_t>;
 
 // The cases of `family` that `run` takes (`selected`, as many as on the host), on the device:
@@ -130,4 +132,11 @@ TEST_CASE("cuda conformance nn: the added elementwise ops, softmax, norms and cr
 TEST_CASE("cuda conformance index: take, take_along, one_hot, integer-label cross-entropy and scatters against JAX") {
   if (nax_cuda_test::no_device()) return;
   on_device("index", conf_index::run<f32>, "index", 13, 24);  // float32 values and gradients
+}
+
+TEST_CASE("cuda conformance layout: gather layouts, triangles, linspace and composed reductions against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  // float32 values and gradients, int32 linspace, any/all/count_nonzero (bool, int64 results),
+  // cumsum of bools
+  on_device("layout", conf_layout::run<f32_i32_bool_i64>, "layout", 41, 77);
 }

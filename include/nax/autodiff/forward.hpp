@@ -181,6 +181,18 @@ auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
   });
 }
 
+// cumsum is linear: the same scan of the tangent. The other scans have no derivative in nax yet.
+template <class Op, class C, class A, class Env>
+auto tangent_rule(const Scan<Op, C, A>& s, const Env& env) {
+  if constexpr (!std::is_same_v<Op, sum_op>) {
+    no_forward_rule("cumprod, cummax or cummin (only cumsum has a derivative in nax)");
+    return zero_tangent(s);
+  } else {
+    auto t = tangent(s.child, env);
+    return Scan<sum_op, decltype(t), A>{{}, std::move(t), s.reverse};
+  }
+}
+
 // Indexing is linear in the source and the updates: the same take (fill 0: a constant fill
 // has no tangent) or scatter_add of the tangents, at the same indices.
 template <class C, class Env>

@@ -319,6 +319,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
 #include "rules_collective.hpp"
 #include "rules_index.hpp"
 #include "rules_join.hpp"
+#include "rules_scan.hpp"
 
 namespace nax::detail::ad {
 

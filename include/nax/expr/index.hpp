@@ -10,7 +10,8 @@
 // gradient of out-of-range indices; the default of take), fill (out-of-range reads give a fill value, NaN for floats, as jnp.take's
 // default; scatters drop such updates, as `x.at[idx].add(u)`: the default of the scatters),
 // wrap (modulo the extent, as mode="wrap") and checked (raises nax::argument_error naming the
-// index, its position and the extent).
+// index, its position and the extent). Along an axis of extent 0 only fill mode is defined
+// (every read gives the fill value, every update is dropped); the others raise shape_error.
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -153,7 +154,9 @@ struct Take : node_interface<Take<X, I, A>> {
     }(axes_type{});
     index_t count = 1;
     for (index_t e : extents_) count *= e;  // each extent is one of the operands'
-    if (count != 0 && extent_of<A>(a) == 0)
+    // Under fill mode every index of an empty axis is out of range and reads the fill value
+    // (a constant pad of an empty axis); the other modes would have to read something.
+    if (count != 0 && extent_of<A>(a) == 0 && mode != index_mode::fill)
       throw shape_error("nax: take along axis '" + std::string(axis_name<A>()) +
                         "' of extent 0 with a non-empty index array: there is nothing to take");
   }
@@ -228,7 +231,7 @@ struct Scatter : node_interface<Scatter<Op, X, I, U, A>> {
     }(axes_type{});
     index_t count = 1;
     for (index_t e : us.extents()) count *= e;
-    if (count != 0 && extent_of<A>(xs) == 0)
+    if (count != 0 && extent_of<A>(xs) == 0 && mode != index_mode::fill)  // fill: every update is dropped
       throw shape_error(std::string("nax: ") + Op::name + " into axis '" + std::string(axis_name<A>()) +
                         "' of extent 0 with non-empty updates: there is nowhere to put them");
   }

@@ -14,6 +14,7 @@
 
 #include "../../expr/collective.hpp"
 #include "../../expr/index.hpp"
+#include "../../expr/scan.hpp"
 #include "array.hpp"
 
 namespace nax::cuda::detail {
@@ -53,6 +54,8 @@ template <template <class> class IsLeaf, class C, class Outer, class Inner, clas
 struct reads_leaf<IsLeaf, nax::detail::Merge<C, Outer, Inner, Merged>> : reads_leaf<IsLeaf, C> {};
 template <template <class> class IsLeaf, class C>
 struct reads_leaf<IsLeaf, nax::detail::Stored<C>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class Op, class C, class A>
+struct reads_leaf<IsLeaf, nax::detail::Scan<Op, C, A>> : reads_leaf<IsLeaf, C> {};
 template <template <class> class IsLeaf, class X, class I, class A>
 struct reads_leaf<IsLeaf, nax::detail::Take<X, I, A>>
     : std::bool_constant<reads_leaf<IsLeaf, X>::value || reads_leaf<IsLeaf, I>::value> {};
