@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -168,6 +168,24 @@ def take_cases():
     yield "cross_entropy value_and_grad/jax_cpu", lambda: jax.block_until_ready(vg(logits, labels)), float(R) * K * 4
 
 
+def scan_cases():
+    """bench/scan.cpp's cases: cumsum of 2^24 floats, and of a 4096 x 4096 float array along each
+    axis, with numpy and with jax.jit. GB/s as bench_scan counts them (8 bytes per element)."""
+    n, r, c = 1 << 24, 4096, 4096
+    x = np.asarray(((np.arange(n, dtype=np.uint64) * 2654435761) % 1000).astype(np.float32) * 1e-3 - 0.5)
+    m = np.asarray(((np.arange(r * c, dtype=np.uint64) * 40503) % 1000).astype(np.float32) * 1e-3 - 0.5).reshape(r, c)
+    yield "cumsum 2^24/numpy", lambda: np.cumsum(x), 8.0 * n
+    yield "cumsum<col> 4096x4096/numpy", lambda: np.cumsum(m, axis=1), 8.0 * r * c
+    yield "cumsum<row> 4096x4096/numpy", lambda: np.cumsum(m, axis=0), 8.0 * r * c
+    xj, mj = jnp.asarray(x), jnp.asarray(m)
+    line = jax.jit(lambda v: jnp.cumsum(v))
+    inner = jax.jit(lambda v: jnp.cumsum(v, axis=1))
+    outer = jax.jit(lambda v: jnp.cumsum(v, axis=0))
+    yield "cumsum 2^24/jax_cpu", lambda: line(xj).block_until_ready(), 8.0 * n
+    yield "cumsum<col> 4096x4096/jax_cpu", lambda: inner(mj).block_until_ready(), 8.0 * r * c
+    yield "cumsum<row> 4096x4096/jax_cpu", lambda: outer(mj).block_until_ready(), 8.0 * r * c
+
+
 def gpt_cases():
     """bench/gpt.cpp's cases: one training step (value_and_grad, then optax's clip + adamw update,
     all in one jit) of examples/gpt/gpt.hpp's model at the default size (2 layers, width 64, 4
@@ -206,9 +224,9 @@ def main():
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
              "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases,
-             "gpt": gpt_cases}
+             "gpt": gpt_cases, "scan": scan_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue

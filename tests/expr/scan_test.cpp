@@ -160,3 +160,44 @@ TEST_CASE("cumsum's gradient: the cotangent summed from the other end; jvp; per 
         "nax: grad: cumprod, cummax or cummin (only cumsum has a gradient in nax) lies between a differentiated "
         "argument and the output; its gradient is not implemented");
 }
+
+TEST_CASE("a scan assigned to an array: in place, from its own memory, into other orders and strided views") {
+  nax_test::random_source rng(2305);
+  for (int trial = 0; trial < 10; ++trial) {
+    const index_t np = rng.nonzero_extent(4), nq = rng.nonzero_extent(6);
+    INFO("extents p=" << np << " q=" << nq);
+    auto x = nax_test::random_array<double, p, q>(rng, {np, nq});
+    const nax::Array<double, p, q> original = x;
+    auto expected = [&](bool reverse) {
+      return [&, reverse](const nax_test::index_map& at) {
+        return line_scan<double>(original, "q", at, reverse, 0.0, std::plus<double>{});
+      };
+    };
+    nax::Array<double, p, q> y({np, nq});
+    y = nax::cumsum<q>(x);  // one pass from x's memory
+    nax_test::check_all(y, expected(false), 1e-12, 1e-12);
+    x = nax::cumsum<q>(x, true);  // x is its own operand
+    nax_test::check_all(x, expected(true), 1e-12, 1e-12);
+    x = original;
+    nax::Array<double, q, p> t({nq, np});
+    t = nax::cumsum<q>(x);  // another axis order: assigned, then scanned in place
+    nax_test::check_all(t, expected(false), 1e-12, 1e-12);
+    // a destination that is not row-major (every other column of a wider array): the general path
+    nax::Array<double, p, q> wide({np, 2 * nq});
+    nax::ArrayView<double, p, q> every_other(wide.data(), {np, nq}, {2 * nq, 2});
+    every_other.assign(nax::cumsum<q>(x));
+    nax_test::check_all(every_other, expected(false), 1e-12, 1e-12);
+    // a destination overlapping the operand at other positions (x shifted by one element)
+    if (nq > 1) {
+      nax::Array<double, q> row({nq});
+      for (index_t k = 0; k < nq; ++k) row(k) = original(0, k);
+      nax::ArrayView<double, q> head(row.data(), {nq - 1}, {1}), tail(row.data() + 1, {nq - 1}, {1});
+      tail.assign(nax::cumsum<q>(head));
+      for (index_t k = 0; k + 1 < nq; ++k) {
+        double running = 0;
+        for (index_t m = 0; m <= k; ++m) running += original(0, m);
+        CHECK(row(k + 1) == doctest::Approx(running).epsilon(1e-12));
+      }
+    }
+  }
+}

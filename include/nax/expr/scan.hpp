@@ -30,6 +30,11 @@ struct Scan : node_interface<Scan<Op, C, A>> {
   decltype(auto) extents() const { return child.extents(); }
 };
 
+template <class E>
+inline constexpr bool is_scan_v = false;
+template <class Op, class C, class A>
+inline constexpr bool is_scan_v<Scan<Op, C, A>> = true;
+
 template <class Op, class A, class X>
 auto make_scan(X&& x, bool reverse) {
   using E = expr_t<X>;

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "../../expr/leaves.hpp"
+#include "../../expr/scan.hpp"
 #include "../host/evaluate.hpp"
 #include "elementwise.hpp"
 
@@ -37,6 +38,9 @@ void assign_in_context(const nax::ArrayView<T, As...>& out, const E& e, context&
                         std::to_string(expression_extents[k]));
   if constexpr (nax::detail::is_scatter_v<E> && std::is_same_v<T, typename E::value_type>) {
     if (assign_scatter(out, e, ctx)) return;  // in place (backend/host/index.hpp)
+  }
+  if constexpr (nax::detail::is_scan_v<E> && std::is_same_v<T, typename E::value_type>) {
+    if (assign_scan(out, e, ctx)) return;  // in place (backend/host/scan.hpp)
   }
   auto ev = nax::detail::lower<nax::detail::last_t<L>>(e, nax::detail::identity_placement<EA, L>(), ctx);
   if (nax::detail::host::reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../../expr/leaves.hpp"
+#include "../../expr/scan.hpp"
 #include "context.hpp"
 #include "loop.hpp"
 
@@ -51,6 +52,9 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
                         std::to_string(expression_extents[k]));
   if constexpr (is_scatter_v<E> && std::is_same_v<T, typename E::value_type>) {
     if (assign_scatter(out, e, ctx)) return;  // in place (backend/host/index.hpp)
+  }
+  if constexpr (is_scan_v<E> && std::is_same_v<T, typename E::value_type>) {
+    if (assign_scan(out, e, ctx)) return;  // in place (backend/host/scan.hpp)
   }
   auto ev = lower<last_t<L>>(e, identity_placement<EA, L>(), ctx);
   if (reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {
