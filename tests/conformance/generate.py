@@ -895,7 +895,7 @@ FAMILIES["index"] = family_index
 # the reductions composed of the others (any, all, count_nonzero, nansum, nanmean, norms).
 # Arrays are (3, 5) over axes (a, b); the ops act along b unless the case says otherwise.
 
-LAYOUT_GATHERS = {
+LAYOUT_ALONG_B = {  # each value and the gradient of sum(w * f(x))
     "flip": lambda x: jnp.flip(x, axis=1),
     "roll_7": lambda x: jnp.roll(x, 7, axis=1),
     "roll_m2": lambda x: jnp.roll(x, -2, axis=1),
@@ -911,8 +911,12 @@ LAYOUT_GATHERS = {
     "cumsum": lambda x: jnp.cumsum(x, axis=1),
     "cumsum_reverse": lambda x: lax.cumsum(x, axis=1, reverse=True),
     "cumsum_rows": lambda x: jnp.cumsum(x, axis=0),
+    # no ties in these inputs: JAX splits a tie's gradient in shares that depend on its scan
+    # tree, nax gives it to the first element of the run
+    "cummax_grad": lambda x: lax.cummax(x, axis=1),
+    "cummin_reverse_grad": lambda x: lax.cummin(x, axis=1, reverse=True),
 }
-LAYOUT_SCANS = {  # values only: nax has no gradient for these yet
+LAYOUT_SCANS = {  # values (NaN propagating); cumprod has no gradient in nax yet
     "cumprod": lambda x: jnp.cumprod(x, axis=1),
     "cumprod_reverse": lambda x: lax.cumprod(x, axis=1, reverse=True),
     "cummax": lambda x: lax.cummax(x, axis=1),
@@ -935,7 +939,7 @@ def family_layout(out):
     count_nonzero of float32 with zeros and NaN."""
     for dt in ["float32", "float64"]:
         x = rng.uniform(-2, 2, (3, 5)).astype(dt)
-        for op, fn in LAYOUT_GATHERS.items():
+        for op, fn in LAYOUT_ALONG_B.items():
             w = rng.uniform(-1, 1, np.shape(fn(x))).astype(dt)
             out.case("%s_%s" % (op, tag(dt)), op, [x, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
         xs = x.copy()

@@ -138,5 +138,5 @@ TEST_CASE("cuda conformance layout: gather layouts, triangles, linspace and comp
   if (nax_cuda_test::no_device()) return;
   // float32 values and gradients, int32 linspace, any/all/count_nonzero (bool, int64 results),
   // cumsum of bools
-  on_device("layout", conf_layout::run<f32_i32_bool_i64>, "layout", 41, 77);
+  on_device("layout", conf_layout::run<f32_i32_bool_i64>, "layout", 43, 81);
 }

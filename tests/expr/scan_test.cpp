@@ -1,8 +1,8 @@
 // expr/scan.hpp against loops written here: cumsum, cumprod, cummax and cummin, forward and
 // reverse, along the first, middle and last axis, on random extents (0 and 1 included), bool
 // and integer operands, NaN propagation, long lines (the host's blocked two-pass scan), an
-// expression as operand and a consumer fused after; cumsum's gradient (forward and reverse
-// mode, and inside vmap); the scans without a gradient raise.
+// expression as operand and a consumer fused after; the gradients of cumsum (forward and reverse
+// mode, and inside vmap), cummax and cummin (ties included); cumprod's raises; assignment in place.
 #include <nax/nax.hpp>
 
 #include <doctest/doctest.h>
@@ -157,8 +157,47 @@ TEST_CASE("cumsum's gradient: the cotangent summed from the other end; jvp; per 
     return std::string("no error");
   };
   CHECK(message([&] { nax::grad([](const auto& z) { return nax::sum(nax::cumprod<q>(z)); })(v); }) ==
-        "nax: grad: cumprod, cummax or cummin (only cumsum has a gradient in nax) lies between a differentiated "
-        "argument and the output; its gradient is not implemented");
+        "nax: grad: cumprod (cumsum, cummax and cummin have gradients in nax; cumprod not yet) lies between a "
+        "differentiated argument and the output; its gradient is not implemented");
+}
+
+TEST_CASE("cummax's and cummin's gradients: to the element that started the running extreme's run") {
+  nax_test::random_source rng(2306);
+  for (int trial = 0; trial < 20; ++trial) {
+    const index_t np = rng.extent(3), nq = rng.extent(7);
+    // small integers as values: ties are frequent (each goes to the first of its run)
+    nax::Array<double, q, p> x({nq, np});
+    for (auto& e : x) e = double(rng.integer(-3, 3));
+    auto w = nax_test::random_array<double, p, q>(rng, {np, nq});
+    auto check = [&](bool is_max, bool reverse, auto scan) {
+      INFO("extents p=" << np << " q=" << nq << (is_max ? " cummax" : " cummin") << " reverse " << reverse);
+      auto g = nax::grad(scan)(x);
+      // reference: walk each line in scan order, remembering where the current extreme began
+      nax::Array<double, q, p> expected({nq, np});
+      for (index_t r = 0; r < np; ++r) {
+        index_t source = -1;
+        double best = 0;
+        for (index_t k = 0; k < nq; ++k) {
+          const index_t j = reverse ? nq - 1 - k : k;
+          const bool better = is_max ? x(j, r) > best : x(j, r) < best;
+          if (source < 0 || better) source = j, best = x(j, r);
+          expected(source, r) += w(r, j);
+        }
+      }
+      nax_test::check_all(g, [&](const nax_test::index_map& at) { return nax_test::at(expected, at); }, 1e-12, 1e-12);
+      // forward mode agrees (the dot-product test)
+      auto t = nax_test::random_array<double, q, p>(rng, {nq, np});
+      auto [value, tangent] = nax::jvp(scan, nax::tuple(x), nax::tuple(t));
+      double dot = 0;
+      for (index_t k = 0; k < x.size(); ++k) dot += g.data()[k] * t.data()[k];
+      CHECK(tangent.item() == doctest::Approx(dot).epsilon(1e-12));
+      (void)value;
+    };
+    for (bool reverse : {false, true}) {
+      check(true, reverse, [&](const auto& z) { return nax::sum(w * nax::cummax<q>(z, reverse)); });
+      check(false, reverse, [&](const auto& z) { return nax::sum(w * nax::cummin<q>(z, reverse)); });
+    }
+  }
 }
 
 TEST_CASE("a scan assigned to an array: in place, from its own memory, into other orders and strided views") {

@@ -181,15 +181,21 @@ auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
   });
 }
 
-// cumsum is linear: the same scan of the tangent. The other scans have no derivative in nax yet.
+// cumsum is linear: the same scan of the tangent. cummax and cummin pass on the tangent of the
+// element each output came from (autodiff/rules_scan.hpp); cumprod has no derivative yet.
 template <class Op, class C, class A, class Env>
 auto tangent_rule(const Scan<Op, C, A>& s, const Env& env) {
-  if constexpr (!std::is_same_v<Op, sum_op>) {
-    no_forward_rule("cumprod, cummax or cummin (only cumsum has a derivative in nax)");
+  if constexpr (std::is_same_v<Op, prod_op>) {
+    no_forward_rule("cumprod (cumsum, cummax and cummin have derivatives in nax; cumprod not yet)");
     return zero_tangent(s);
-  } else {
+  } else if constexpr (std::is_same_v<Op, sum_op>) {
     auto t = tangent(s.child, env);
     return Scan<sum_op, decltype(t), A>{{}, std::move(t), s.reverse};
+  } else {
+    using T = typename C::value_type;
+    auto source = stored(tangent(s.child, env));
+    auto sources = running_extreme_sources(s);
+    return Take<decltype(source), decltype(sources), A>(std::move(source), std::move(sources), index_mode::clip, T(0));
   }
 }
 
