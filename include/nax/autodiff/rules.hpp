@@ -130,6 +130,14 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
   }(std::index_sequence_for<Cs...>{});
 }
 
+template <class Op>
+struct require_reduction_rule {
+  static_assert(std::is_same_v<Op, prod_op>,
+                "nax: grad: this reduction (Op) has no reverse-mode rule: add its case to the Reduce rule of "
+                "autodiff/rules.hpp");
+  static constexpr bool value = true;
+};
+
 // Reductions: sum broadcasts ct back; max/min send it to the extremes, split evenly between
 // ties (as JAX); prod multiplies it by the product of the other elements (zeros handled).
 template <class Op, class C, class... Rs, class Ct, class St>
@@ -147,7 +155,7 @@ void rule(const Reduce<Op, C, Rs...>& r, const Ct& ct_in, St& st) {
     auto share = make_map<fn::divides>(std::move(ct), std::move(ties));
     backprop(r.child, make_map<fn::select>(mask, back(std::move(share)), Scalar<T>{{}, T(0)}), st);
   } else {
-    static_assert(std::is_same_v<Op, prod_op>);
+    static_assert(require_reduction_rule<Op>::value);
     auto is_zero = make_map<fn::equal_to>(r.child, Scalar<T>{{}, T(0)});
     Reduce<sum_op, decltype(make_map<fn::cast_to<T>>(is_zero)), Rs...> zeros(make_map<fn::cast_to<T>>(is_zero));
     auto nonzero = make_map<fn::select>(is_zero, Scalar<T>{{}, T(1)}, r.child);

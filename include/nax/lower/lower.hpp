@@ -152,7 +152,8 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
         unique_t<typename Node::kind::template child_axes_following<InnerAxes>>, typename C::axes_type>;
     return lower<ChildInner>(node.child, compose_placement(node.coef, node.offset, p), ctx);
   } else {
-    // Reduce, ArgReduce, Contract, Merge, Join: computed first, then read as a leaf.
+    // Every other node (Reduce, ArgReduce, Contract, Merge, Join, Stored, Scatter, Scan, Permute,
+    // CommCollective): computed first by the backend's materialise_node, then read as a leaf.
     auto leaf = ctx.materialise(node);
     return lower<InnerAxes>(leaf, p, ctx);
   }

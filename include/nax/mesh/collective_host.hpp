@@ -13,7 +13,19 @@
 namespace nax::detail {
 
 template <class Op>
+struct require_communicator_op {
+  static_assert(std::is_same_v<Op, sum_op> || std::is_same_v<Op, prod_op> || std::is_same_v<Op, max_op> ||
+                    std::is_same_v<Op, min_op>,
+                "nax: a collective over this reduction (Op) has no communicator operation: give it a reduce_op "
+                "(mesh/communicator.hpp, each communicator) and a case in reduce_op_of");
+  static constexpr bool value = true;
+};
+
+// The communicators' name for a reduction (a new reduction is a compile error here, never a
+// silent min).
+template <class Op>
 constexpr reduce_op reduce_op_of() {
+  static_assert(require_communicator_op<Op>::value);
   if constexpr (std::is_same_v<Op, sum_op>) return reduce_op::sum;
   else if constexpr (std::is_same_v<Op, prod_op>) return reduce_op::prod;
   else if constexpr (std::is_same_v<Op, max_op>) return reduce_op::max;
