@@ -8,6 +8,7 @@
 // Run: OMP_NUM_THREADS=2 OMP_PROC_BIND=true build/host/bench/bench_gpt [--large] [--no-jax]
 // (NAX_JAX_PYTHON names a python that imports jax and optax, e.g. a venv's; python3 otherwise)
 #include "../examples/gpt/gpt.hpp"
+#include "support.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -22,25 +23,6 @@ namespace {
 using gpt::index_t;
 
 // Median seconds of one step over 5 repetitions of at least 1 s each (after 2 warm-up steps).
-template <class F>
-double median_seconds(F&& f) {
-  f();
-  f();
-  std::vector<double> times;
-  for (int r = 0; r < 5; ++r) {
-    int calls = 0;
-    auto start = std::chrono::steady_clock::now();
-    double elapsed = 0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } while (elapsed < 1.0);
-    times.push_back(elapsed / calls);
-  }
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
-}
 
 double step_seconds(const gpt::Config& c, int rows, int columns) {
   gpt::Schedule schedule;
@@ -52,17 +34,12 @@ double step_seconds(const gpt::Config& c, int rows, int columns) {
     x.data()[i] = std::int32_t((i * 7919 + 13) % c.vocab);
     y.data()[i] = std::int32_t((i * 104729 + 5) % c.vocab);
   }
-  return median_seconds([&] { (void)trainer.train(x, y); });
+  return nax_bench::median_seconds([&] { (void)trainer.train(x, y); }, 1.0, 2);
 }
 
 std::map<std::string, double> jax_seconds(bool large) {
   std::map<std::string, double> out;
-  std::string script = __FILE__;
-  script = script.substr(0, script.find_last_of('/') + 1) + "jax_peers.py";
-  const char* env = std::getenv("NAX_JAX_PYTHON");
-  const std::string python = env ? env : "python3";
-  const std::string cmd = python + " -c 'import jax, optax' 2>/dev/null && " + python + " \"" + script + "\" gpt " +
-                          (large ? "" : "default");
+  const std::string cmd = nax_bench::jax_peers_command(std::string("gpt ") + (large ? "" : "default"), "jax, optax");
   if (std::FILE* pipe = popen(cmd.c_str(), "r")) {
     char name[256];
     double seconds;

@@ -7,6 +7,8 @@
 // (NAX_JAX_PYTHON names a python that imports jax and numpy, e.g. a venv's; python3 otherwise)
 #include <nax/nax.hpp>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,25 +28,7 @@ using nax::index_t;
 
 constexpr index_t N = index_t(1) << 24, R = 4096, C = 4096;
 
-// Median seconds of one call over repetitions of at least 0.3 s each.
-template <class F>
-double median_seconds(F&& f) {
-  f();
-  std::vector<double> times;
-  for (int r = 0; r < 5; ++r) {
-    int calls = 0;
-    const auto start = std::chrono::steady_clock::now();
-    double elapsed = 0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } while (elapsed < 0.3);
-    times.push_back(elapsed / calls);
-  }
-  std::sort(times.begin(), times.end());
-  return times[2];
-}
+using nax_bench::median_seconds;
 
 void report(const std::string& name, double seconds, double bytes) {
   std::printf("%-44s %10.3f ms %8.2f GB/s\n", name.c_str(), seconds * 1e3, bytes / seconds / 1e9);
@@ -129,11 +113,7 @@ int main(int argc, char** argv) {
   if (jax) {
     std::printf("\nnumpy and JAX on the CPU (bench/jax_peers.py scan):\n");
     std::fflush(stdout);
-    std::string script = __FILE__;
-    script = script.substr(0, script.find_last_of('/') + 1) + "jax_peers.py";
-    const char* env = std::getenv("NAX_JAX_PYTHON");
-    const std::string python = env ? env : "python3";
-    const std::string cmd = python + " -c 'import jax' 2>/dev/null && " + python + " \"" + script + "\" scan";
+    const std::string cmd = nax_bench::jax_peers_command("scan", "jax, numpy");
     if (std::system(cmd.c_str()) != 0) std::printf("(jax not found: skipped)\n");
   }
 }

@@ -11,6 +11,8 @@
 // (NAX_JAX_PYTHON names a python that imports jax, e.g. a venv's; python3 otherwise)
 #include <nax/nax.hpp>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -33,25 +35,7 @@ using nax::index_t;
 
 constexpr index_t V = 50000, W = 768, T = 16384, R = 8192, K = 50000;
 
-// Median seconds of one call over repetitions of at least 0.3 s each.
-template <class F>
-double median_seconds(F&& f) {
-  f();
-  std::vector<double> times;
-  for (int r = 0; r < 5; ++r) {
-    int calls = 0;
-    const auto start = std::chrono::steady_clock::now();
-    double elapsed = 0;
-    do {
-      f();
-      ++calls;
-      elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    } while (elapsed < 0.3);
-    times.push_back(elapsed / calls);
-  }
-  std::sort(times.begin(), times.end());
-  return times[2];
-}
+using nax_bench::median_seconds;
 
 struct row_result {
   std::string name;
@@ -182,11 +166,7 @@ int main(int argc, char** argv) {
   if (jax) {
     std::printf("\nJAX on the CPU (bench/jax_peers.py take):\n");
     std::fflush(stdout);
-    std::string script = __FILE__;
-    script = script.substr(0, script.find_last_of('/') + 1) + "jax_peers.py";
-    const char* env = std::getenv("NAX_JAX_PYTHON");  // a python with jax (a venv), else python3
-    const std::string python = env ? env : "python3";
-    const std::string cmd = python + " -c 'import jax' 2>/dev/null && " + python + " \"" + script + "\" take";
+    const std::string cmd = nax_bench::jax_peers_command("take");
     if (std::system(cmd.c_str()) != 0) std::printf("(jax not found: skipped)\n");
   }
 }

@@ -4,14 +4,7 @@
 // inside a collective; now the communicators' dispatch refuses it by name.
 #include <nax/nax.hpp>
 
-struct logical_or_op {
-  template <class T>
-  using result = T;
-  template <class T>
-  static constexpr T identity() { return T(0); }
-  template <class T>
-  static constexpr T combine(T a, T b) { return a || b; }
-};
+#include "custom_reduction.hpp"
 
 int main() {
   constexpr auto op = nax::detail::reduce_op_of<logical_or_op>();

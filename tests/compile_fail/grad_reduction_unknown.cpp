@@ -4,16 +4,9 @@
 // with no message.
 #include <nax/nax.hpp>
 
-NAX_AXIS(row);
+#include "custom_reduction.hpp"
 
-struct logical_or_op {
-  template <class T>
-  using result = T;
-  template <class T>
-  static constexpr T identity() { return T(0); }
-  template <class T>
-  static constexpr T combine(T a, T b) { return a || b; }
-};
+NAX_AXIS(row);
 
 int main() {
   nax::Array<double, row> x({3});
