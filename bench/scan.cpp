@@ -44,9 +44,7 @@ double largest_difference(const float* a, const float* b, index_t n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool jax = true;
-  for (int a = 1; a < argc; ++a)
-    if (std::string(argv[a]) == "--no-jax") jax = false;
+  const bool jax = !nax_bench::flag_given(argc, argv, "--no-jax");
   std::printf("threads %d\n", omp_get_max_threads());
 
   // ---- one line of 2^24 floats ----

@@ -30,6 +30,13 @@ double median_seconds(F&& f, double min_seconds = 0.3, int warmups = 1) {
   return times[times.size() / 2];
 }
 
+// Whether the command line holds `flag` (e.g. --no-jax).
+inline bool flag_given(int argc, char** argv, const std::string& flag) {
+  for (int a = 1; a < argc; ++a)
+    if (argv[a] == flag) return true;
+  return false;
+}
+
 // A shell command that runs bench/jax_peers.py <arguments> with $NAX_JAX_PYTHON (a venv's
 // python), else python3, when that python imports `modules`; it fails (non-zero) otherwise.
 inline std::string jax_peers_command(const std::string& arguments, const std::string& modules = "jax") {

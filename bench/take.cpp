@@ -59,9 +59,7 @@ void fill(A& a, unsigned salt) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool jax = true;
-  for (int a = 1; a < argc; ++a)
-    if (std::string(argv[a]) == "--no-jax") jax = false;
+  const bool jax = !nax_bench::flag_given(argc, argv, "--no-jax");
   std::printf("threads %d\n", omp_get_max_threads());
 
   nax::Array<float, vocab, width> table({V, W});
