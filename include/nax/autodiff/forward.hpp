@@ -185,6 +185,7 @@ auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
 // element each output came from (autodiff/rules_scan.hpp); cumprod has no derivative yet.
 template <class Op, class C, class A, class Env>
 auto tangent_rule(const Scan<Op, C, A>& s, const Env& env) {
+  static_assert(ad::require_scan_rule<Op>::value);
   if constexpr (std::is_same_v<Op, prod_op>) {
     no_forward_rule("cumprod (cumsum, cummax and cummin have derivatives in nax; cumprod not yet)");
     return zero_tangent(s);

@@ -42,10 +42,20 @@ namespace nax::detail::ad {
 template <class E, class Ct, class St>
 void backprop(const E& e, Ct ct, St& st);
 
+template <class Op>
+struct require_scan_rule {
+  static_assert(std::is_same_v<Op, sum_op> || std::is_same_v<Op, prod_op> || std::is_same_v<Op, max_op> ||
+                    std::is_same_v<Op, min_op>,
+                "nax: grad: a scan of this op (Op) has no rule: add its case to autodiff/rules_scan.hpp and "
+                "autodiff/forward.hpp");
+  static constexpr bool value = true;
+};
+
 template <class Op, class C, class A, class Ct, class St>
 void rule(const Scan<Op, C, A>& s, const Ct& ct, St& st) {
   using Node = Scan<Op, C, A>;
   using T = typename C::value_type;
+  static_assert(require_scan_rule<Op>::value);
   if constexpr (std::is_same_v<Op, prod_op>) {
     not_differentiable("cumprod (cumsum, cummax and cummin have gradients in nax; cumprod not yet)");
   } else {
