@@ -131,7 +131,13 @@ class host_barrier {
       std::uint32_t const signal = signal_.load(std::memory_order_acquire);
       if (generation_.load(std::memory_order_acquire) != generation) return;
       check_abort(call);
-      check_departed(call);
+      // A member that completed this generation may already have returned and departed
+      // between the load above and this check: its departure is ordered after the generation
+      // it saw complete, so read the generation again before calling it a mismatch.
+      if (departed_.load(std::memory_order_acquire) > 0) {
+        if (generation_.load(std::memory_order_acquire) != generation) return;
+        check_departed(call);
+      }
       signal_.wait(signal, std::memory_order_acquire);
     }
   }
