@@ -84,7 +84,7 @@ auto prepare_leaf(Leaf&& leaf) {
   }
 }
 
-// The argument as f sees it: unchanged (same object) when nothing in it is mapped.
+// Whether no leaf of an unmapped argument carries the mapped axis N (a static check per leaf).
 template <class N, class Spec, class Arg>
 constexpr bool unmapped_argument_lacks_axis() {
   using Leaves = leaf_types_t<Arg>;
@@ -96,6 +96,7 @@ constexpr bool unmapped_argument_lacks_axis() {
   }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
 }
 
+// The argument as f sees it: unchanged (same object) when nothing in it is mapped.
 template <class N, class Spec, class Arg>
 decltype(auto) prepare_argument(Arg&& arg) {
   // An unmapped argument passes through untouched, so check it here: it must not carry N.

@@ -288,35 +288,28 @@ struct xmapped {
   static void collect_extent(placed_axis& p, const Args&... args) {
     using L = typename B::logical;
     int first = 0, position = 0;
+    // The first extent seen is kept; a later different one is an error naming both arguments.
+    auto absorb = [&](index_t e) {
+      if (p.global < 0) {
+        p.global = e;
+        first = position;
+      } else if (e != p.global) {
+        throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) + "': arguments disagree on its extent: argument " +
+                          std::to_string(first) + " has " + std::to_string(p.global) + ", argument " +
+                          std::to_string(position) + " has " + std::to_string(e));
+      }
+    };
     auto visit = [&](const auto& arg) {
       ++position;
       using D = std::remove_cvref_t<decltype(arg)>;
       if constexpr (is_global_array_v<D>) {
-        if constexpr (contains_v<L, typename D::axes_type>) {
-          index_t e = arg.extents()[index_of_v<L, typename D::axes_type>];
-          if (p.global >= 0 && e != p.global)
-            throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) + "': arguments disagree on its extent: argument " +
-                              std::to_string(first) + " has " + std::to_string(p.global) + ", argument " +
-                              std::to_string(position) + " has " + std::to_string(e));
-          if (p.global < 0) p.global = e, first = position;
-        }
+        if constexpr (contains_v<L, typename D::axes_type>) absorb(arg.extents()[index_of_v<L, typename D::axes_type>]);
         return;
       } else
       tree_visit_leaves([&](const auto& leaf) {
         using Leaf = decltype(leaf);
         if constexpr (!element<std::remove_cvref_t<Leaf>>) {
-          if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) {
-            index_t e = extent_of<L>(as_expr(leaf));
-            if (p.global < 0) {
-              p.global = e;
-              first = position;
-            } else if (e != p.global) {
-              throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) +
-                                "': arguments disagree on its extent: argument " + std::to_string(first) + " has " +
-                                std::to_string(p.global) + ", argument " + std::to_string(position) + " has " +
-                                std::to_string(e));
-            }
-          }
+          if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) absorb(extent_of<L>(as_expr(leaf)));
         }
       }, arg);
     };
@@ -346,7 +339,6 @@ struct xmapped {
     }
   }
 
-  // f on this device: arguments placed (their parts, mapped axes hidden), outputs finished.
   // A GlobalArray is read shard by shard: its split axes must be split as xmap binds them.
   template <class Arg>
   void check_global_array_sharding(const Arg& arg) const {
@@ -385,6 +377,7 @@ struct xmapped {
     }
   }
 
+  // f on this device: arguments placed (their parts, mapped axes hidden), outputs finished.
   template <class... Args>
   auto run_on_device(const std::array<placed_axis, nb>& placed, int device, Args&&... args) const {
     auto prepare = [&](auto&& arg) -> decltype(auto) {
