@@ -83,7 +83,11 @@ decltype(auto) weak_operand(X&& x) {
     using W = weak_promote_t<V, D>;
     // A number that does not fit the array's integer type is an error, as in JAX (never a wrap).
     if constexpr (std::is_integral_v<W> && std::is_integral_v<D> && !std::is_same_v<W, bool>) {
-      if (static_cast<D>(static_cast<W>(x)) != x || ((x < D(0)) != (static_cast<W>(x) < W(0))))
+      // (the sign is tested only on the signed side: nvcc warns on `unsigned < 0`)
+      bool sign_changes = false;
+      if constexpr (std::is_signed_v<D> && !std::is_signed_v<W>) sign_changes = x < D(0);
+      else if constexpr (!std::is_signed_v<D> && std::is_signed_v<W>) sign_changes = static_cast<W>(x) < W(0);
+      if (static_cast<D>(static_cast<W>(x)) != x || sign_changes)
         throw argument_error("nax: the number " + std::to_string(x) + " does not fit the array's element type (" +
                              std::to_string(sizeof(W) * 8) + "-bit " + (std::is_signed_v<W> ? "signed" : "unsigned") +
                              " integer); convert the array with nax::cast<T> first");
