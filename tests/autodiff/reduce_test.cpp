@@ -54,3 +54,35 @@ TEST_CASE("grad: prod with no zero, one zero and two zeros") {
   CHECK(k(1) == 0.0);
   CHECK(k(2) == 0.0);
 }
+
+TEST_CASE("grad(grad): prod's Hessian times u, exact on lines with no, one, two and three zeros") {
+  NAX_AXIS(row);
+  NAX_AXIS(col);
+  nax_test::random_source rng(3130);
+  for (int trial = 0; trial < 12; ++trial) {
+    const index_t nr = rng.nonzero_extent(4), nc = rng.nonzero_extent(6);
+    auto x = nax_test::random_array<double, row, col>(rng, {nr, nc}, -1.5, 1.5);
+    for (index_t r = 0; r < nr; ++r)  // row r gets min(r, nc) zeros at random places
+      for (index_t k = 0; k < std::min(r, nc); ++k) x(r, rng.integer(0, nc - 1)) = 0.0;
+    auto w = nax_test::random_array<double, row>(rng, {nr}, -1.0, 1.0);
+    auto u = nax_test::random_array<double, row, col>(rng, {nr, nc}, -1.0, 1.0);
+    auto f = [&](const auto& z) { return nax::sum(w * nax::prod<col>(z)); };
+    // d/dx of d/ds f(x + s u) at s = 0
+    auto along_u = [&](const auto& step, const auto& z) { return f(z + step * u); };
+    auto hu = std::get<1>(nax::grad<0, 1>(nax::grad<0>(along_u))(nax::full<double>(0.0), x));
+    INFO("extents " << nr << " x " << nc);
+    // (H u)_j = w * sum over m != j of u_m * (the product of the x_k, k != j, m)
+    nax_test::check_all(hu, [&](const nax_test::index_map& at) {
+      const index_t r = at.at("row"), j = at.at("col");
+      double total = 0;
+      for (index_t m = 0; m < nc; ++m) {
+        if (m == j) continue;
+        double product = 1;
+        for (index_t k = 0; k < nc; ++k)
+          if (k != j && k != m) product *= x(r, k);
+        total += u(r, m) * product;
+      }
+      return w(r) * total;
+    }, 1e-12, 1e-12);
+  }
+}

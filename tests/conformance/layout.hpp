@@ -1,9 +1,10 @@
 // The programs of family `layout` (data/layout/): flip, roll, pad (constant, edge, reflect,
-// symmetric, wrap), tile, repeat, dynamic_slice, dynamic_update_slice, cumsum, cummax and cummin along b, tril and triu,
-// nansum, nanmean and the norms along b: each value and the gradient of sum(w * f(x)); linspace,
-// eye and tri; any, all and count_nonzero; the values of cumprod, cummax and cummin (NaN
-// included) and of cumsum of bools. Over a backend B (backend.hpp): layout_test.cpp runs
-// them on the host, tests/cuda/test_conformance.cu on the CUDA backend.
+// symmetric, wrap), tile, repeat, dynamic_slice, dynamic_update_slice, cumsum, cummax, cummin and
+// cumprod (lines with zeros) along b, tril and triu, nansum, nanmean and the norms along b: each
+// value and the gradient of sum(w * f(x)); linspace, eye and tri; any, all and count_nonzero; the
+// values of cumprod, cummax and cummin (NaN included) and of cumsum of bools. Over a backend B
+// (backend.hpp): layout_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
+// CUDA backend.
 #pragma once
 #include "nn.hpp"
 
@@ -58,6 +59,8 @@ std::string differentiable(const Case& c) {
   if (op == "cumsum_rows") return along_b([](const auto& v) { return nax::cumsum<a>(v); });
   if (op == "cummax_grad") return along_b([](const auto& v) { return nax::cummax<b>(v); });
   if (op == "cummin_reverse_grad") return along_b([](const auto& v) { return nax::cummin<b>(v, true); });
+  if (op == "cumprod_grad") return along_b([](const auto& v) { return nax::cumprod<b>(v); });
+  if (op == "cumprod_reverse_grad") return along_b([](const auto& v) { return nax::cumprod<b>(v, true); });
   const index_t k = c.has("k") ? c.integer("k") : 0;
   if (op == "tril") return along_b([k](const auto& v) { return nax::tril<a, b>(v, k); });
   if (op == "triu") return along_b([k](const auto& v) { return nax::triu<a, b>(v, k); });

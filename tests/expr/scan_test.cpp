@@ -2,7 +2,8 @@
 // reverse, along the first, middle and last axis, on random extents (0 and 1 included), bool
 // and integer operands, NaN propagation, long lines (the host's blocked two-pass scan), an
 // expression as operand and a consumer fused after; the gradients of cumsum (forward and reverse
-// mode, and inside vmap), cummax and cummin (ties included); cumprod's raises; assignment in place.
+// mode, and inside vmap), cummax and cummin (ties included), cumprod (lines with zeros: value_and_grad,
+// grad(grad), jvp, float and double, inside vmap); assignment in place.
 #include <nax/nax.hpp>
 
 #include <doctest/doctest.h>
@@ -11,7 +12,10 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "../support/reference.hpp"
 
@@ -37,6 +41,152 @@ R line_scan(const V& x, const std::string& axis, nax_test::index_map at, bool re
 double nan_max(double a, double b) { return std::isnan(a) || a > b ? a : b; }
 double nan_min(double a, double b) { return std::isnan(a) || a < b ? a : b; }
 constexpr double infinity = std::numeric_limits<double>::infinity();
+
+// The exact derivatives of cumprod along `axis` by its definition, in long double: y_i is the
+// product of the x_k at or before i in scan order, so dy_i/dx_j is the product of those without
+// x_j, and d2y_i/dx_j dx_m the product without x_j and x_m (j != m). Each comes with the sum of
+// its terms' magnitudes (the scale of its rounding error).
+struct cumprod_reference {
+  std::string axis;
+  bool reverse;
+  index_t n;
+
+  bool upto(index_t k, index_t i) const { return reverse ? k >= i : k <= i; }  // k at or before i
+  template <class V>
+  long double x(const V& v, nax_test::index_map at, index_t k) const {
+    at[axis] = k;
+    return static_cast<long double>(nax_test::at(v, at));
+  }
+  // The product of the x_k at or before i but j and m (-1: none); of |x_k| when absolute.
+  template <class V>
+  long double others(const V& v, const nax_test::index_map& at, index_t i, index_t j, index_t m, bool absolute) const {
+    long double out = 1;
+    for (index_t k = 0; k < n; ++k)
+      if (upto(k, i) && k != j && k != m) out *= absolute ? std::fabs(x(v, at, k)) : x(v, at, k);
+    return out;
+  }
+  // d/dx_j of sum(w * cumprod(x)) at j = at[axis].
+  template <class V, class W>
+  std::pair<long double, long double> gradient(const V& v, const W& w, const nax_test::index_map& at) const {
+    const index_t j = at.at(axis);
+    long double out = 0, scale = 0;
+    for (index_t i = 0; i < n; ++i)
+      if (upto(j, i)) {
+        out += x(w, at, i) * others(v, at, i, j, -1, false);
+        scale += std::fabs(x(w, at, i)) * others(v, at, i, j, -1, true);
+      }
+    return {out, scale};
+  }
+  // (H u)_j, H the Hessian of sum(w * cumprod(x)).
+  template <class V, class W, class U>
+  std::pair<long double, long double> hessian_times(const V& v, const W& w, const U& u,
+                                                    const nax_test::index_map& at) const {
+    const index_t j = at.at(axis);
+    long double out = 0, scale = 0;
+    for (index_t m = 0; m < n; ++m)
+      for (index_t i = 0; i < n; ++i)
+        if (m != j && upto(j, i) && upto(m, i)) {
+          out += x(u, at, m) * x(w, at, i) * others(v, at, i, j, m, false);
+          scale += std::fabs(x(u, at, m) * x(w, at, i)) * others(v, at, i, j, m, true);
+        }
+    return {out, scale};
+  }
+  // The tangent of cumprod(x) for the tangent t, at i = at[axis].
+  template <class V, class U>
+  std::pair<long double, long double> tangent(const V& v, const U& t, const nax_test::index_map& at) const {
+    const index_t i = at.at(axis);
+    long double out = 0, scale = 0;
+    for (index_t j = 0; j < n; ++j)
+      if (upto(j, i)) {
+        out += x(t, at, j) * others(v, at, i, j, -1, false);
+        scale += std::fabs(x(t, at, j)) * others(v, at, i, j, -1, true);
+      }
+    return {out, scale};
+  }
+};
+
+// Every element of `actual` within tolerance * (1 + the magnitude of its reference's terms).
+template <class V, class F>
+void check_scaled(const V& actual, F&& expected, double tolerance, const std::string& what) {
+  int mismatches = 0;
+  nax_test::for_each_index(actual, [&](const nax_test::index_map& at) {
+    const auto [e, scale] = expected(at);
+    const long double a = nax_test::at(actual, at);
+    if (!(std::fabs(a - e) <= tolerance * (1 + scale)) && ++mismatches <= 3)
+      FAIL_CHECK(what << " at " << nax_test::describe(at) << ": nax " << double(a) << ", reference " << double(e));
+  });
+  CHECK_MESSAGE(mismatches == 0, what << ": " << mismatches << " mismatches");
+}
+
+// Zeros in x on some lines along `axis`: one, two or three at random positions (possibly the
+// same), at the first, the last or both ends, or everywhere; other lines have none.
+template <class V>
+void put_zeros(V& x, const std::string& axis, nax_test::random_source& rng) {
+  const index_t n = nax_test::sizes_of(x).at(axis);
+  std::map<nax_test::index_map, std::vector<bool>> lines;
+  const auto names = nax_test::names_of(typename V::axes_type{});
+  nax_test::for_each_index(x, [&](const nax_test::index_map& at) {
+    auto key = at;
+    key.erase(axis);
+    auto [line, fresh] = lines.try_emplace(key, std::vector<bool>(static_cast<std::size_t>(n), false));
+    auto& zero = line->second;
+    if (fresh) {
+      const index_t kind = rng.integer(0, 7);
+      auto any = [&] { zero[static_cast<std::size_t>(rng.integer(0, n - 1))] = true; };
+      for (index_t k = 1; k <= 3; ++k)
+        if (kind >= k && kind <= 3) any();
+      if (kind == 4 || kind == 6) zero.front() = true;
+      if (kind == 5 || kind == 6) zero.back() = true;
+      if (kind == 7) zero.assign(zero.size(), true);
+    }
+    if (zero[static_cast<std::size_t>(at.at(axis))]) {
+      index_t offset = 0;
+      for (std::size_t k = 0; k < names.size(); ++k) offset += at.at(names[k]) * x.strides()[k];
+      x.data()[offset] = 0;
+    }
+  });
+}
+
+// cumprod<A>'s derivatives on x with axes XL (w with WL, another order), scanned both ways.
+template <class T, class A, class XL, class WL>
+void check_cumprod_derivatives(nax_test::random_source& rng) {
+  const std::string axis(nax::axis_name<A>());
+  auto sizes = rng.sizes({"p", "q", "s"}, 3);
+  sizes[axis] = rng.extent(6);
+  auto x = nax_test::random_array_of<T, XL>(rng, sizes, T(-1.5), T(1.5));
+  put_zeros(x, axis, rng);
+  auto w = nax_test::random_array_of<T, WL>(rng, sizes, T(-1), T(1));
+  auto u = nax_test::random_array_of<T, XL>(rng, sizes, T(-1), T(1));
+  const double tolerance = std::is_same_v<T, float> ? 3e-6 : 1e-14;
+  for (bool reverse : {false, true}) {
+    const std::string type = std::is_same_v<T, float> ? "float" : "double";
+    INFO(type << " along " << axis << ", extents " << nax_test::describe(sizes) << ", reverse " << reverse);
+    const cumprod_reference ref{axis, reverse, sizes.at(axis)};
+    auto f = [&](const auto& z) { return nax::sum(w * nax::cumprod<A>(z, reverse)); };
+    auto [value, g] = nax::value_and_grad(f)(x);
+    long double expected = 0, scale = 0;
+    nax_test::for_each_index(x, [&](const nax_test::index_map& at) {
+      expected += nax_test::at(w, at) * ref.others(x, at, at.at(axis), -1, -1, false);
+      scale += std::fabs(nax_test::at(w, at)) * ref.others(x, at, at.at(axis), -1, -1, true);
+    });
+    CHECK(std::fabs(value.item() - expected) <= tolerance * (1 + scale));
+    check_scaled(g, [&](const auto& at) { return ref.gradient(x, w, at); }, tolerance, "grad");
+    // the Hessian times u, reverse over reverse: d/dx of d/ds f(x + s u) at s = 0 (and u H u)
+    auto along_u = [&](const auto& step, const auto& z) { return f(z + step * u); };
+    auto [uhu, hu] = nax::grad<0, 1>(nax::grad<0>(along_u))(nax::full<T>(T(0)), x);
+    check_scaled(hu, [&](const auto& at) { return ref.hessian_times(x, w, u, at); }, tolerance, "grad(grad)");
+    long double expected_uhu = 0, scale_uhu = 0;
+    nax_test::for_each_index(x, [&](const nax_test::index_map& at) {
+      const auto [e, scale] = ref.hessian_times(x, w, u, at);
+      expected_uhu += nax_test::at(u, at) * e;
+      scale_uhu += std::fabs(nax_test::at(u, at)) * scale;
+    });
+    CHECK(std::fabs(uhu.item() - expected_uhu) <= tolerance * (1 + scale_uhu));
+    // the tangent of cumprod itself, at every element
+    auto [y, dy] = nax::jvp([&](const auto& z) { return nax::cumprod<A>(z, reverse); }, nax::tuple(x), nax::tuple(u));
+    check_scaled(dy, [&](const auto& at) { return ref.tangent(x, u, at); }, tolerance, "jvp");
+  }
+}
 }  // namespace
 
 TEST_CASE("cumsum, cumprod, cummax and cummin along each axis, forward and reverse, against loops") {
@@ -147,18 +297,6 @@ TEST_CASE("cumsum's gradient: the cotangent summed from the other end; jvp; per 
       return total;
     }, 1e-12, 1e-12);
   }
-  nax::Array<double, q> v({3});
-  auto message = [&](auto f) {
-    try {
-      f();
-    } catch (const nax::argument_error& e) {
-      return std::string(e.what());
-    }
-    return std::string("no error");
-  };
-  CHECK(message([&] { nax::grad([](const auto& z) { return nax::sum(nax::cumprod<q>(z)); })(v); }) ==
-        "nax: grad: cumprod (cumsum, cummax and cummin have gradients in nax; cumprod not yet) lies between a "
-        "differentiated argument and the output; its gradient is not implemented");
 }
 
 TEST_CASE("cummax's and cummin's gradients: to the element that started the running extreme's run") {
@@ -196,6 +334,39 @@ TEST_CASE("cummax's and cummin's gradients: to the element that started the runn
     for (bool reverse : {false, true}) {
       check(true, reverse, [&](const auto& z) { return nax::sum(w * nax::cummax<q>(z, reverse)); });
       check(false, reverse, [&](const auto& z) { return nax::sum(w * nax::cummin<q>(z, reverse)); });
+    }
+  }
+}
+
+TEST_CASE("cumprod's derivatives, exact on lines with zeros: value_and_grad, grad(grad), jvp") {
+  nax_test::random_source rng(2307);
+  for (int trial = 0; trial < 12; ++trial) {
+    check_cumprod_derivatives<double, q, nax::axes<p, q, s>, nax::axes<s, p, q>>(rng);
+    check_cumprod_derivatives<float, p, nax::axes<q, s, p>, nax::axes<p, q, s>>(rng);
+    check_cumprod_derivatives<double, s, nax::axes<s, p, q>, nax::axes<q, s, p>>(rng);
+    check_cumprod_derivatives<float, q, nax::axes<s, q, p>, nax::axes<q, p, s>>(rng);
+  }
+}
+
+TEST_CASE("cumprod's first and second derivatives per member in vmap, on lines with zeros") {
+  nax_test::random_source rng(2308);
+  for (int trial = 0; trial < 10; ++trial) {
+    nax_test::index_map sizes{{"p", rng.extent(4)}, {"q", rng.extent(6)}};
+    auto x = nax_test::random_array_of<double, nax::axes<q, p>>(rng, sizes, -1.5, 1.5);
+    put_zeros(x, "q", rng);
+    auto w = nax_test::random_array<double, q>(rng, {sizes.at("q")});
+    auto u = nax_test::random_array_of<double, nax::axes<p, q>>(rng, sizes, -1.0, 1.0);
+    for (bool reverse : {false, true}) {
+      INFO("extents " << nax_test::describe(sizes) << ", reverse " << reverse);
+      const cumprod_reference ref{"q", reverse, sizes.at("q")};
+      auto member = [&](const auto& line) { return nax::sum(w * nax::cumprod<q>(line, reverse)); };
+      nax::Array<double, p, q> g = nax::vmap<p>(nax::grad(member))(x);
+      check_scaled(g, [&](const auto& at) { return ref.gradient(x, w, at); }, 1e-14, "vmap(grad)");
+      nax::Array<double, p, q> hu = nax::vmap<p>([&](const auto& line, const auto& direction) {
+        auto along = [&](const auto& step, const auto& z) { return member(z + step * direction); };
+        return std::get<1>(nax::grad<0, 1>(nax::grad<0>(along))(nax::full<double>(0.0), line));
+      })(x, u);
+      check_scaled(hu, [&](const auto& at) { return ref.hessian_times(x, w, u, at); }, 1e-14, "vmap(grad(grad))");
     }
   }
 }

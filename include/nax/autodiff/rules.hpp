@@ -162,11 +162,25 @@ void rule(const Reduce<Op, C, Rs...>& r, const Ct& ct_in, St& st) {
     Reduce<prod_op, decltype(nonzero), Rs...> p(nonzero);  // product of the nonzero elements
     auto z = back(zeros);
     auto q = back(p);
-    // No zero: prod / x. One zero: the product of the others at the zero, 0 elsewhere. More: 0.
+    // S0: the sum of the zero elements, 0 in value; its derivative picks the zeros out. Then the
+    // product of the others, as functions of x (so that grad(grad) is exact too):
+    //   x_j != 0: no zero: q / x_j; one zero: (q / x_j) * S0; more: 0;
+    //   x_j == 0: one zero (this one): q; two: q * (S0 - x_j), the other zero times q; more: 0.
+    // Division by x only where x != 0 (a zero divides 1 instead: no NaN in the branch `where`
+    // drops, whose derivative grad(grad) would otherwise meet).
+    auto zero_sum = back(Reduce<sum_op, decltype(make_map<fn::select>(is_zero, r.child, Scalar<T>{{}, T(0)})), Rs...>(
+        make_map<fn::select>(is_zero, r.child, Scalar<T>{{}, T(0)})));
+    auto count_is = [&](int k) { return make_map<fn::equal_to>(z, Scalar<T>{{}, T(k)}); };
+    auto ratio = make_map<fn::divides>(q, nonzero);
     auto others = make_map<fn::select>(
-        is_zero, make_map<fn::select>(make_map<fn::equal_to>(z, Scalar<T>{{}, T(1)}), q, Scalar<T>{{}, T(0)}),
-        make_map<fn::select>(make_map<fn::equal_to>(z, Scalar<T>{{}, T(0)}), make_map<fn::divides>(q, r.child),
-                             Scalar<T>{{}, T(0)}));
+        is_zero,
+        make_map<fn::select>(count_is(1), q,
+                             make_map<fn::select>(count_is(2),
+                                                  make_map<fn::multiplies>(q, make_map<fn::minus>(zero_sum, r.child)),
+                                                  Scalar<T>{{}, T(0)})),
+        make_map<fn::select>(count_is(0), ratio,
+                             make_map<fn::select>(count_is(1), make_map<fn::multiplies>(ratio, zero_sum),
+                                                  Scalar<T>{{}, T(0)})));
     backprop(r.child, make_map<fn::multiplies>(back(std::move(ct)), std::move(others)), st);
   }
 }
@@ -328,6 +342,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
 #include "rules_index.hpp"
 #include "rules_join.hpp"
 #include "rules_scan.hpp"
+#include "rules_sort.hpp"
 
 namespace nax::detail::ad {
 
