@@ -137,3 +137,53 @@ TEST_CASE("the predicates and rounding of integer arrays: isnan and isinf false,
     CHECK(c(n));
   }
 }
+
+TEST_CASE("clip: bounds that broadcast by name, NaN kept, lo > hi gives hi, and its gradient") {
+  nax_test::random_source rng(3120);
+  NAX_AXIS(r);
+  for (int trial = 0; trial < 20; ++trial) {
+    const index_t nk = rng.extent(6), nr = rng.extent(4);
+    auto x = nax_test::random_array<double, k, r>(rng, {nk, nr}, -3.0, 3.0);
+    if (x.size() > 0 && rng.chance(0.5)) x.data()[0] = std::numeric_limits<double>::quiet_NaN();
+    auto lo = nax_test::random_array<double, r>(rng, {nr}, -2.0, 1.0);  // per position of r
+    nax::Array<double, r, k> y = nax::clip(x, lo, 1.5);
+    nax_test::check_all(y, [&](const nax_test::index_map& at) {
+      const double v = x(at.at("k"), at.at("r")), l = lo(at.at("r"));
+      return std::isnan(v) ? v : std::min(std::max(v, l), 1.5);
+    });
+    nax::Array<int, k, r> i = nax::clip(nax::cast<int>(x * 2.0), 3, -1);  // lo > hi: hi, as jnp.clip
+    nax_test::check_all(i, [](const nax_test::index_map&) { return -1; });
+    // d/dx: 1 strictly inside the bounds, 0 outside
+    auto smooth = nax_test::random_array<double, k, r>(rng, {nk, nr}, -3.0, 3.0);
+    auto g = nax::grad([](const auto& v) { return nax::sum(nax::clip(v, -1.0, 1.0)); })(smooth);
+    nax_test::check_all(g, [&](const nax_test::index_map& at) { return std::fabs(nax_test::at(smooth, at)) < 1 ? 1.0 : 0.0; });
+  }
+}
+
+TEST_CASE("cast from floating point to integers as XLA: NaN gives 0, values outside the type saturate") {
+  nax::Array<float, k> x({8});
+  const float in[] = {std::numeric_limits<float>::quiet_NaN(), 1e10f, -1e10f, std::numeric_limits<float>::infinity(),
+                      -std::numeric_limits<float>::infinity(), -3.7f, 2.5e9f, 126.9f};
+  for (int i = 0; i < 8; ++i) x(i) = in[i];
+  // jnp.array(in, float32).astype(...), printed by JAX 0.10.2
+  const std::int64_t i32[] = {0, 2147483647, -2147483648LL, 2147483647, -2147483648LL, -3, 2147483647, 126};
+  const std::int64_t u8[] = {0, 255, 0, 255, 0, 0, 255, 126};
+  const std::int64_t i8[] = {0, 127, -128, 127, -128, -3, 127, 126};
+  const std::int64_t u32[] = {0, 4294967295LL, 0, 4294967295LL, 0, 0, 2500000000LL, 126};
+  nax::Array<std::int32_t, k> a = nax::cast<std::int32_t>(x);
+  nax::Array<std::uint8_t, k> b = nax::cast<std::uint8_t>(x);
+  nax::Array<std::int8_t, k> c = nax::cast<std::int8_t>(x);
+  nax::Array<std::uint32_t, k> d = nax::cast<std::uint32_t>(x);
+  nax::Array<std::int64_t, k> e = nax::cast<std::int64_t>(nax::cast<double>(x) * 1e9);
+  for (int i = 0; i < 8; ++i) {
+    INFO("element " << i);
+    CHECK(a(i) == i32[i]);
+    CHECK(b(i) == u8[i]);
+    CHECK(c(i) == i8[i]);
+    CHECK(d(i) == u32[i]);
+  }
+  CHECK(e(0) == 0);
+  CHECK(e(1) == std::numeric_limits<std::int64_t>::max());
+  CHECK(e(2) == std::numeric_limits<std::int64_t>::lowest());
+  CHECK(e(7) == std::int64_t(126.9f * 1e9));  // in range: truncated toward zero
+}

@@ -327,6 +327,13 @@ TEST_CASE("axis_index: int32 indices along an axis, broadcast by name and relaid
   CHECK_THROWS_AS((void)nax::axis_index<i>(-1), nax::shape_error);
   CHECK_THROWS_AS(((void)nax::axis_index<i, std::int8_t>(300)), nax::shape_error);
   CHECK_NOTHROW(((void)nax::axis_index<i, std::int8_t>(128)));
+  CHECK_THROWS_AS(((void)nax::axis_index<i, std::int8_t>(129)), nax::shape_error);
+  CHECK_NOTHROW(((void)nax::axis_index<i, std::int8_t>(0)));
+  // floating point: exact up to 2^digits (float's max() once made every extent fail)
+  nax::Array<double, i> real = nax::axis_index<i, double>(4) * 0.5;
+  CHECK(real(3) == 1.5);
+  CHECK_NOTHROW(((void)nax::axis_index<i, float>((index_t(1) << 24) + 1)));
+  CHECK_THROWS_AS(((void)nax::axis_index<i, float>((index_t(1) << 24) + 2)), nax::shape_error);
 }
 
 TEST_CASE("compositions: slice of split of transpose, merge of slice, and round trips") {

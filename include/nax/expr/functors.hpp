@@ -272,8 +272,17 @@ struct cast_to {
   template <class A>
   NAX_HOST_DEVICE constexpr T operator()(A a) const {
     // Through int: g++ 12 cannot vectorise bool -> floating conversions (same values).
-    if constexpr (std::is_same_v<A, bool> && !std::is_same_v<T, bool>) return static_cast<T>(static_cast<int>(a));
-    else return static_cast<T>(a);
+    if constexpr (std::is_same_v<A, bool> && !std::is_same_v<T, bool>) {
+      return static_cast<T>(static_cast<int>(a));
+    } else if constexpr (std::is_floating_point_v<A> && std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      // XLA's conversion, where C++'s is undefined: NaN gives 0, values outside T saturate
+      if (a != a) return T(0);
+      if (a >= static_cast<A>(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+      if (a <= static_cast<A>(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+      return static_cast<T>(a);
+    } else {
+      return static_cast<T>(a);
+    }
   }
 };
 

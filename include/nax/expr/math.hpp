@@ -49,6 +49,14 @@ NAX_BINARY_FUNCTION(remainder, remainder)
 NAX_BINARY_FUNCTION(mod, remainder)
 #undef NAX_BINARY_FUNCTION
 
+// x limited to [lo, hi], as jnp.clip(x, lo, hi): maximum with lo, then minimum with hi (a NaN
+// stays NaN; lo > hi gives hi). lo and hi broadcast by name like any operand.
+template <class X, class Lo, class Hi>
+  requires operand<X> && operand<Lo> && operand<Hi> && (array_like<X> || array_like<Lo> || array_like<Hi>)
+auto clip(X&& x, Lo&& lo, Hi&& hi) {
+  return minimum(maximum(std::forward<X>(x), std::forward<Lo>(lo)), std::forward<Hi>(hi));
+}
+
 #define NAX_UNARY_FUNCTION(NAME, FN)                                       \
   template <class X>                                                       \
     requires array_like<X>                                                 \
