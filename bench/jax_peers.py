@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -186,6 +186,30 @@ def scan_cases():
     yield "cumsum<row> 4096x4096/jax_cpu", lambda: outer(mj).block_until_ready(), 8.0 * r * c
 
 
+def sort_cases():
+    """bench/sort.cpp's cases: sort and argsort of 2^24 floats, sort of the rows of a 4096 x 4096
+    float array, lax.top_k of 64 x 50,000 with k = 40; numpy (np.sort: its default quicksort) and
+    jax.jit. Millions of elements per second, as bench_sort prints them (amount: elements * 1e3)."""
+    n, r, c, tr, v, k = 1 << 24, 4096, 4096, 64, 50000, 40
+
+    def value(i):
+        return ((i.astype(np.uint64) * 2654435761) % 100003).astype(np.float32) * 1e-3 - 50
+
+    x = value(np.arange(n, dtype=np.uint64))
+    m = value(np.arange(r * c, dtype=np.uint64) * 7 + 1).reshape(r, c)
+    logits = value(np.arange(tr * v, dtype=np.uint64) * 13 + 5).reshape(tr, v)
+    yield "sort 2^24/numpy", lambda: np.sort(x), n * 1e3
+    yield "argsort 2^24/numpy (stable)", lambda: np.argsort(x, kind="stable"), n * 1e3
+    yield "sort<col> 4096x4096/numpy", lambda: np.sort(m, axis=1), r * c * 1e3
+    xj, mj, lj = jnp.asarray(x), jnp.asarray(m), jnp.asarray(logits)
+    srt, arg, rows = jax.jit(jnp.sort), jax.jit(jnp.argsort), jax.jit(lambda a: jnp.sort(a, axis=1))
+    top = jax.jit(lambda a: jax.lax.top_k(a, k))
+    yield "sort 2^24/jax_cpu", lambda: srt(xj).block_until_ready(), n * 1e3
+    yield "argsort 2^24/jax_cpu", lambda: arg(xj).block_until_ready(), n * 1e3
+    yield "sort<col> 4096x4096/jax_cpu", lambda: rows(mj).block_until_ready(), r * c * 1e3
+    yield "top_k 64x50000 k=40/jax_cpu", lambda: jax.block_until_ready(top(lj)), tr * v * 1e3
+
+
 def gpt_cases():
     """bench/gpt.cpp's cases: one training step (value_and_grad, then optax's clip + adamw update,
     all in one jit) of examples/gpt/gpt.hpp's model at the default size (2 layers, width 64, 4
@@ -224,9 +248,9 @@ def main():
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
              "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases,
-             "gpt": gpt_cases, "scan": scan_cases}
+             "gpt": gpt_cases, "scan": scan_cases, "sort": sort_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue

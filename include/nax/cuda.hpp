@@ -29,6 +29,7 @@
 #include "backend/cuda/join.hpp"
 #include "backend/cuda/index.hpp"
 #include "backend/cuda/scan.hpp"
+#include "backend/cuda/sort.hpp"
 #include "backend/cuda/space.hpp"
 #include "mesh/collective_cuda.hpp"
 #include "mesh/global_array_cuda.hpp"

@@ -406,6 +406,32 @@ def family_random(out):
                  shape="4x3", dtype="float32")
         out.case("vmap_normal_%d" % s, "vmap_normal", [], [jax.vmap(lambda k: R.normal(k, (3,), jnp.float32))(keys)], seed=s,
                  shape="4x3", dtype="float32")
+    # truncated_normal (float32 bounds in JAX's default mode, float64 in x64); permutation and choice in
+    # JAX's default 32-bit mode (choice's randint then draws int32, as nax's does)
+    for s in [0, 42]:
+        for lo, hi in ((-2.0, 2.0), (-0.5, 3.0), (-np.inf, 0.25)):
+            for dt in ["float32", "float64"]:
+                out.case("truncated_normal_%s_%d_%s_%s" % (tag(dt), s, str(lo).replace("-", "m"), str(hi)),
+                         "truncated_normal", [], [R.truncated_normal(R.key(s), lo, hi, (4, 6), dt)], seed=s,
+                         shape="4x6", dtype=dt, lo=lo, hi=hi)
+    with jax.enable_x64(False):
+        for s in [0, 7]:
+            for n in (1, 5, 1000, 1626, 5000):  # 1626 and up: two rounds of sorting
+                out.case("permutation_%d_%d" % (n, s), "permutation", [], [R.permutation(R.key(s), n)], seed=s, n=n,
+                         dtype="int32")
+            x = (np.arange(21, dtype=np.float32).reshape(3, 7) * 0.5).astype(np.float32)
+            out.case("permutation_x_%d" % s, "permutation_x", [x], [R.permutation(R.key(s), x, axis=1)], seed=s,
+                     dtype="float32")
+            for replace in (True, False):
+                r = int(replace)
+                out.case("choice_%d_%d" % (r, s), "choice", [], [R.choice(R.key(s), 10, (4,), replace=replace)], seed=s,
+                         n=10, draws=4, replace=r, dtype="int32")
+                p = np.array([0.1, 0.0, 0.3, 0.05, 0.25, 0.2, 0.1], dtype=np.float32)
+                out.case("choice_p_%d_%d" % (r, s), "choice_p", [p], [R.choice(R.key(s), 7, (5,), replace=replace, p=p)],
+                         seed=s, draws=5, replace=r, dtype="float32")
+                out.case("choice_x_%d_%d" % (r, s), "choice_x", [x],
+                         [R.choice(R.key(s), x, (3,), replace=replace, axis=1)], seed=s, draws=3, replace=r,
+                         dtype="float32")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -916,7 +942,7 @@ LAYOUT_ALONG_B = {  # each value and the gradient of sum(w * f(x))
     "cummax_grad": lambda x: lax.cummax(x, axis=1),
     "cummin_reverse_grad": lambda x: lax.cummin(x, axis=1, reverse=True),
 }
-LAYOUT_SCANS = {  # values (NaN propagating); cumprod has no gradient in nax yet
+LAYOUT_SCANS = {  # values (NaN propagating)
     "cumprod": lambda x: jnp.cumprod(x, axis=1),
     "cumprod_reverse": lambda x: lax.cumprod(x, axis=1, reverse=True),
     "cummax": lambda x: lax.cummax(x, axis=1),
@@ -936,7 +962,7 @@ def family_layout(out):
     """Each gather layout's value and the gradient of sum(w * f(x)) (dynamic_update_slice: w.r.t.
     both operands), tril/triu with offsets, the reductions' values and gradients (NaNs for
     nansum/nanmean), float32 and float64; linspace, eye and tri values; any, all and
-    count_nonzero of float32 with zeros and NaN."""
+    count_nonzero of float32 with zeros and NaN; cumprod's gradient on lines with zeros."""
     for dt in ["float32", "float64"]:
         x = rng.uniform(-2, 2, (3, 5)).astype(dt)
         for op, fn in LAYOUT_ALONG_B.items():
@@ -981,9 +1007,82 @@ def family_layout(out):
     z[2, 2] = np.nan
     for op, fn in (("any", jnp.any), ("all", jnp.all), ("count_nonzero", jnp.count_nonzero)):
         out.case("%s_f32" % op, op, [z], [fn(z, axis=1)], dtype="float32")
+    # cumprod's gradient where lines hold zeros (drawn last: the cases above keep their inputs)
+    for dt in ["float32", "float64"]:
+        x = rng.uniform(-2, 2, (4, 5)).astype(dt)
+        x[1, 2] = 0  # one zero; row 0 has none
+        x[2, 0] = x[2, 3] = 0  # two, the first at the start
+        x[3, 4] = 0  # at the end: the first one of reverse=True
+        for op, fn in (("cumprod_grad", lambda v: jnp.cumprod(v, axis=1)),
+                       ("cumprod_reverse_grad", lambda v: lax.cumprod(v, axis=1, reverse=True))):
+            w = rng.uniform(-1, 1, (4, 5)).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [x, w], value_and_weighted_grad(fn, [x], w), dtype=dt)
 
 
 FAMILIES["layout"] = family_layout
+
+
+def sort_inputs(dt, shape):
+    """Halves in [-3, 3] (ties), with a NaN, a -NaN, both zeros and both infinities in row 0."""
+    x = (rng.integers(-6, 7, shape) / 2).astype(dt)
+    x[0, :6] = np.array([np.nan, -0.0, 0.0, np.inf, -np.inf, -np.nan], dtype=dt)
+    return x
+
+
+def family_sort(out):
+    """sort and argsort along b (both directions), top_k, searchsorted (per row, both sides), quantile
+    (every method; one q and several) and median, on float32/float64 with ties, NaNs, signed zeros and
+    infinities, and int32; the gradients of sort (ties: through the stable permutation), top_k's values
+    and quantile."""
+    along = 1
+    for dt in ["float32", "float64"]:
+        x = sort_inputs(dt, (4, 9))
+        for desc in (False, True):
+            d = "_desc" if desc else ""
+            out.case("sort%s_%s" % (d, tag(dt)), "sort", [x], [jnp.sort(x, axis=along, descending=desc)], dtype=dt,
+                     descending=int(desc))
+            out.case("argsort%s_%s" % (d, tag(dt)), "argsort", [x],
+                     [np.asarray(jnp.argsort(x, axis=along, descending=desc)).astype(np.int64)], dtype=dt,
+                     descending=int(desc))
+        v, i = lax.top_k(x, 4)
+        out.case("top_k_%s" % tag(dt), "top_k", [x], [v, np.asarray(i).astype(np.int64)], dtype=dt, k=4)
+        srt = np.asarray(jnp.sort(x, axis=along))
+        vals = sort_inputs(dt, (4, 7))
+        for side in ("left", "right"):
+            found = jax.vmap(lambda a, b: jnp.searchsorted(a, b, side=side))(srt, vals)
+            out.case("searchsorted_%s_%s" % (side, tag(dt)), "searchsorted", [srt, vals],
+                     [np.asarray(found).astype(np.int64)], dtype=dt, side=side)
+        smooth = rng.uniform(-2, 2, (4, 9)).astype(dt)
+        smooth[1, 3] = smooth[1, 6]  # a tie
+        smooth[2, 5] = np.nan  # a row of NaN quantiles
+        qs = np.array([0.0, 0.3, 0.5, 0.77, 1.0], dtype=dt)
+        for method in ("linear", "lower", "higher", "midpoint", "nearest"):
+            out.case("quantiles_%s_%s" % (method, tag(dt)), "quantiles", [smooth, qs],
+                     [jnp.quantile(smooth, qs, axis=along, method=method)], dtype=dt, method=method)
+        out.case("median_%s" % tag(dt), "median", [smooth], [jnp.median(smooth, axis=along)], dtype=dt)
+        g = rng.uniform(-2, 2, (4, 9)).astype(dt)
+        g[1, 3] = g[1, 6]
+        g[2, 0] = g[2, 4] = g[2, 8]
+        for op, fn, wshape in (("sort_grad", lambda a: jnp.sort(a, axis=along), (4, 9)),
+                               ("sort_desc_grad", lambda a: jnp.sort(a, axis=along, descending=True), (4, 9)),
+                               ("top_k_grad", lambda a: lax.top_k(a, 4)[0], (4, 4)),
+                               ("quantile_grad", lambda a: jnp.quantile(a, 0.3, axis=along), (4,)),
+                               ("median_grad", lambda a: jnp.median(a, axis=along), (4,))):
+            w = rng.uniform(-1, 1, wshape).astype(dt)
+            out.case("%s_%s" % (op, tag(dt)), op, [g, w], value_and_weighted_grad(fn, [g], w), dtype=dt)
+    xi = rng.integers(-5, 6, (4, 9)).astype("int32")
+    xi[0, 0] = np.iinfo(np.int32).min
+    xi[0, 1] = np.iinfo(np.int32).max
+    for desc in (False, True):
+        d = "_desc" if desc else ""
+        out.case("sort%s_i32" % d, "sort", [xi], [jnp.sort(xi, axis=along, descending=desc)], dtype="int32",
+                 descending=int(desc))
+        out.case("argsort%s_i32" % d, "argsort", [xi],
+                 [np.asarray(jnp.argsort(xi, axis=along, descending=desc)).astype(np.int64)], dtype="int32",
+                 descending=int(desc))
+
+
+FAMILIES["sort"] = family_sort
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1022,6 +1121,89 @@ def family_gpt(out):
 
 
 FAMILIES["gpt"] = family_gpt
+
+
+# ---------------------------------------------------------------------------------------------
+# bitwise: jnp.bitwise_and/or/xor/not, jnp.invert, jnp.left_shift, jnp.right_shift on integers
+# and bools. npy.hpp reads 4- and 8-byte integers and bools, so int8/uint8/int16 arrays are stored
+# widened to int32/uint32 (the values unchanged); JAX computes in the narrow type, whose name
+# the case's `result` records (nax's result type must be it).
+
+BITWISE_INTS = {"int8": "i8", "uint8": "u8", "int32": "i32", "uint32": "u32", "int64": "i64"}
+
+
+def widened(a):
+    a = np.asarray(a)
+    if a.dtype in (np.int8, np.int16):
+        return a.astype(np.int32)
+    if a.dtype in (np.uint8, np.uint16):
+        return a.astype(np.uint32)
+    return a
+
+
+def bitwise_values(dt, shape):
+    """Integers over the whole range of dt, its extremes among them; bools at random."""
+    if dt == "bool":
+        return rng.integers(0, 2, shape).astype(bool)
+    info = np.iinfo(dt)
+    x = rng.integers(info.min, info.max, shape, endpoint=True, dtype=dt)
+    x.flat[0], x.flat[1] = info.min, info.max
+    return x
+
+
+def shift_amounts(dt, shape):
+    """Amounts in [-3, bits + 3] ([0, bits + 3] unsigned): negative and past the width are
+    XLA's out-of-range shifts (0, or the sign fill); also the type's extremes."""
+    info = np.iinfo(dt)
+    s = rng.integers(max(info.min, -3), info.bits + 4, shape).astype(dt)
+    s.flat[0], s.flat[1], s.flat[2], s.flat[3] = info.min, info.max, info.bits, info.bits - 1
+    return s
+
+
+def family_bitwise(out):
+    """Each op on each integer type (and, or, xor, not, invert; shifts) over (3, 5) operands, the
+    second operand also along the last axis only (broadcast); bools (shifts of two bools give
+    int32 in jnp); mixed operand types and Python numbers (weakly typed)."""
+
+    def case(name, op, ins, result, **params):
+        r = jnp.asarray(result)
+        out.case(name, op, [widened(a) for a in ins], [widened(r)], result=str(r.dtype), **params)
+
+    binary = {"and": jnp.bitwise_and, "or": jnp.bitwise_or, "xor": jnp.bitwise_xor,
+              "left_shift": jnp.left_shift, "right_shift": jnp.right_shift}
+    for dt, t in list(BITWISE_INTS.items()) + [("bool", "b")]:
+        x = bitwise_values(dt, (3, 5))
+        for op, fn in binary.items():
+            shift = op.endswith("shift")
+            y = shift_amounts(dt, (3, 5)) if shift and dt != "bool" else bitwise_values(dt, (3, 5))
+            case("%s_%s" % (op, t), op, [x, y], fn(x, y), dtype=dt)
+        case("not_%s" % t, "not", [x], jnp.bitwise_not(x), dtype=dt)
+        case("invert_%s" % t, "invert", [x], jnp.invert(x), dtype=dt)
+        if dt != "bool":
+            y = bitwise_values(dt, (5,))
+            case("and_row_%s" % t, "and", [x, y], jnp.bitwise_and(x, y), dtype=dt, layout="row")
+            s = shift_amounts(dt, (5,))
+            case("right_shift_row_%s" % t, "right_shift", [x, s], jnp.right_shift(x, s), dtype=dt, layout="row")
+    mixed = [("int8", "uint8", "and"), ("uint8", "int8", "left_shift"), ("int8", "uint8", "right_shift"),
+             ("int32", "uint32", "xor"), ("int8", "int32", "left_shift"), ("bool", "int8", "or"),
+             ("int32", "bool", "right_shift"), ("uint32", "int64", "right_shift")]
+    for dx, dy, op in mixed:
+        x = bitwise_values(dx, (3, 5))
+        y = shift_amounts(dy, (3, 5)) if op.endswith("shift") and dy != "bool" else bitwise_values(dy, (3, 5))
+        case("%s_%s_%s" % (op, BITWISE_INTS.get(dx, "b"), BITWISE_INTS.get(dy, "b")), op, [x, y], binary[op](x, y),
+             dtype=dx, other=dy)
+    u = bitwise_values("uint8", (3, 5))
+    case("and_u8_number", "and_number", [u], jnp.bitwise_and(u, 15), dtype="uint8", number=15)
+    i = bitwise_values("int8", (3, 5))
+    case("and_i8_number", "and_number", [i], jnp.bitwise_and(i, -16), dtype="int8", number=-16)
+    b = bitwise_values("bool", (3, 5))
+    case("xor_b_number", "xor_number", [b], jnp.bitwise_xor(b, True), dtype="bool", number=1)
+    s = shift_amounts("int32", (3, 5))
+    case("number_left_shift_i32", "number_left_shift", [s], jnp.left_shift(1, s), dtype="int32", number=1)
+    case("number_right_shift_i32", "number_right_shift", [s], jnp.right_shift(-1000, s), dtype="int32", number=-1000)
+
+
+FAMILIES["bitwise"] = family_bitwise
 
 
 def main(argv):

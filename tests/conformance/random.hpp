@@ -2,7 +2,9 @@
 // shapes, fold_in of numbers and of an array of data), bits (uint32, uint64), uniform (default
 // and [-3, 5.5)), normal, bernoulli (float32 and float64 p), randint (int32 narrow and full
 // range, int64), gumbel (to 2e-6 in float32: libm's logs, not XLA's), categorical over either
-// axis, on several keys and 1-D / 2-D shapes, and samplers over a batch of keys
+// axis, truncated_normal (to 1e-6 absolutely in float32: libm's erf of the bounds), permutation (of n, in one
+// and two rounds, and of an array) and choice (with and without replacement and weights, of
+// indices and of an array), on several keys and 1-D / 2-D shapes, and samplers over a batch of keys
 // (jax.vmap over keys). Every other comparison is exact: key words, bits and integers equal, floating
 // samples equal bit for bit. Conventions as tests/random/jax_reference.py: x64 mode,
 // jax.random.key(seed) with 64-bit seeds, threefry_partitionable. Over a backend B
@@ -57,6 +59,18 @@ std::string draw(const Case& c, nr::Key key, const std::array<nax::index_t, size
     if (op == "bernoulli") return exact(nr::bernoulli<T, Ps...>(key, c.number("p"), ext));
     // -log(-log(u)): the bits of u are JAX's, the two logs are this machine's libm's, not XLA's
     if (op == "gumbel") return conf::check<B>(c, nr::gumbel<T, Ps...>(key, ext), std::is_same_v<T, float> ? 2e-6 : 1e-14);
+    // the uniform draw and erfinv are JAX's bits; the erf of the bounds is libm's, not XLA's, which
+    // moves the draw's interval by an ulp of its bounds: compared to that, absolutely
+    if (op == "truncated_normal") {
+      const auto got = B::result(nr::truncated_normal<T, Ps...>(key, c.number("lo"), c.number("hi"), ext));
+      const double tolerance = std::is_same_v<T, float> ? 1e-6 : 1e-14;
+      for (nax::index_t k = 0; k < got.size(); ++k) {
+        const double want = c.out[0].as_double(k), have = static_cast<double>(got.data()[k]);
+        if (!(std::fabs(have - want) <= tolerance * (1 + std::fabs(want))))
+          return "element " + std::to_string(k) + ": nax " + std::to_string(have) + ", jax " + std::to_string(want);
+      }
+      return conf::compare(c.out[0], got, 1.0);  // the shape and the dtype
+    }
   } else if constexpr (std::is_unsigned_v<T>) {
     if (op == "bits") return exact(nr::bits<T, Ps...>(key, ext));
   } else {
@@ -102,6 +116,18 @@ std::string run(const Case& c) {
     const auto r = op == "vmap_uniform" ? B::template result_as<float, batch, sample>(nr::uniform<sample>(keys, {3}))
                                         : B::template result_as<float, batch, sample>(nr::normal<sample>(keys, {3}));
     return conf::compare(c.out[0], r, 0.0, true);
+  }
+  // permutation and choice: JAX's 32-bit mode (tests/conformance/generate.py), exact
+  if (op == "permutation") return conf::check<B>(c, nr::permutation<sample>(key, c.integer("n")));
+  const bool replace = c.has("replace") && c.integer("replace") != 0;
+  if (op == "choice") return conf::check<B>(c, nr::choice<sample>(key, c.integer("n"), c.integer("draws"), replace));
+  if (op == "choice_p")
+    return conf::check<B>(c, nr::choice<sample>(key, B::template input<float, col>(c.in[0]), c.integer("draws"), replace));
+  if (op == "permutation_x" || op == "choice_x") {
+    const auto x = B::template input<float, row, col>(c.in[0]);
+    if (op == "permutation_x") return conf::check<B>(c, nr::permutation<col>(key, x), 0.0, true);
+    return conf::check<B>(c, nax::rename<sample, col>(nr::choice<sample, col>(key, x, c.integer("draws"), replace)), 0.0,
+                          true);
   }
   return conf::by_dtype<B, float, double, std::uint32_t, std::uint64_t, std::int32_t, std::int64_t>(
       c.dtype(), [&](auto t) { return draw_shaped<B, decltype(t)>(c, key); });

@@ -21,6 +21,7 @@ inline const char* test_source_dir() {
 #undef NAX_TEST_SOURCE_DIR
 #define NAX_TEST_SOURCE_DIR ::nax_cuda_test::test_source_dir()
 
+#include "../conformance/bitwise.hpp"
 #include "../conformance/core_dot.hpp"
 #include "../conformance/core_elementwise.hpp"
 #include "../conformance/core_reduce.hpp"
@@ -31,6 +32,7 @@ inline const char* test_source_dir() {
 #include "../conformance/nn.hpp"
 #include "../conformance/random.hpp"
 #include "../conformance/relayout.hpp"
+#include "../conformance/sort.hpp"
 
 namespace conf_cuda {
 
@@ -110,7 +112,7 @@ TEST_CASE("cuda conformance core: contractions against JAX") {
 
 TEST_CASE("cuda conformance random: threefry keys and samplers on the device against jax.random, bit for bit") {
   if (nax_cuda_test::no_device()) return;
-  on_device("random", conf_random::run<every_type>, "random", 140, 151);
+  on_device("random", conf_random::run<every_type>, "random", 176, 187);
 }
 
 TEST_CASE("cuda conformance grad: the seeds' losses and the MLP (params tuples) against jax.grad") {
@@ -138,5 +140,18 @@ TEST_CASE("cuda conformance layout: gather layouts, triangles, linspace and comp
   if (nax_cuda_test::no_device()) return;
   // float32 values and gradients, int32 linspace, any/all/count_nonzero (bool, int64 results),
   // cumsum of bools
-  on_device("layout", conf_layout::run<f32_i32_bool_i64>, "layout", 43, 81);
+  on_device("layout", conf_layout::run<f32_i32_bool_i64>, "layout", 45, 85);
+}
+
+TEST_CASE("cuda conformance bitwise: and, or, xor, not, invert and the shifts on integers and bools against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  // every type of the host file: int8, uint8, int32, uint32, int64, bool (mixed types, C++ numbers)
+  using integers = cuda_backend<std::int8_t, std::uint8_t, std::int32_t, std::uint32_t, std::int64_t, bool>;
+  on_device("bitwise", conf_bitwise::run<integers>, "bitwise", 65, 65);
+}
+
+TEST_CASE("cuda conformance sort: sort, argsort, top_k, searchsorted, quantile and median against JAX") {
+  if (nax_cuda_test::no_device()) return;
+  // float32 values and gradients, int32 sorts (int64 positions); float64 is not compiled for the device
+  on_device("sort", conf_sort::run<cuda_backend<float, std::int32_t, std::int64_t>>, "sort", 22, 40);
 }

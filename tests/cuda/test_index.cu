@@ -126,3 +126,42 @@ TEST_CASE("cuda: index_mode::checked names the index out of range") {
     CHECK(std::string(e.what()).find("index 3 at (t=3) is out of range for axis 'v' of extent 3") != std::string::npos);
   }
 }
+
+TEST_CASE("cuda: sort, argsort, top_k, searchsorted and quantile match the host (ties, NaNs, strided lines)") {
+  if (no_device()) return;
+  for (int trial = 0; trial < 12; ++trial) {
+    const index_t nv = random_extent(), nw = random_extent();
+    auto x = random_array<float, v, w>({nv, nw});
+    for (auto& e : x) e = std::round(e * 2.f);  // ties
+    if (x.size() > 0) x.data()[0] = std::numeric_limits<float>::quiet_NaN();
+    auto dx = nax::cuda::to_device(x);
+    for (bool descending : {false, true}) {
+      nax::Array<float, v, w> h = nax::sort<v>(x, descending);  // v is the outer axis: strided lines
+      nax::cuda::Array<float, v, w> d = nax::sort<v>(dx, descending);
+      check_same(nax::cuda::to_host(d), h, 0.0);
+      nax::Array<index_t, w, v> hi = nax::argsort<w>(x, descending);
+      nax::cuda::Array<index_t, w, v> di = nax::argsort<w>(dx, descending);
+      check_same(nax::cuda::to_host(di), hi, 0.0);
+    }
+    const index_t k = nw / 2;
+    auto [hv, hk] = nax::top_k<w, t>(x, k);
+    auto [dv, dk] = nax::top_k<w, t>(dx, k);
+    check_same(nax::cuda::to_host(nax::cuda::Array<float, v, t>(dv)), nax::Array<float, v, t>(hv), 0.0);
+    check_same(nax::cuda::to_host(nax::cuda::Array<index_t, t, v>(dk)), nax::Array<index_t, t, v>(hk), 0.0);
+    nax::Array<float, v, w> sorted = nax::sort<w>(x);
+    auto values = random_array<double, b, v>({random_extent(), nv});
+    for (auto side : {nax::side::left, nax::side::right}) {
+      nax::Array<index_t, v, b> hs = nax::searchsorted<w>(sorted, values, side);
+      nax::cuda::Array<index_t, v, b> ds = nax::searchsorted<w>(nax::cuda::to_device(sorted), nax::cuda::to_device(values), side);
+      check_same(nax::cuda::to_host(ds), hs, 0.0);
+    }
+    if (nw > 0) {
+      nax::Array<float, v> hq = nax::quantile<w>(x, 0.3) + nax::median<w>(x);
+      nax::cuda::Array<float, v> dq = nax::quantile<w>(dx, 0.3) + nax::median<w>(dx);
+      check_same(nax::cuda::to_host(dq), hq, 1e-6);
+    }
+    auto g = random_array<double, v, w>({nv, nw});
+    auto loss = [](const auto& z) { return nax::sum(nax::square(nax::sort<w>(z, true)) * nax::axis_index<w, double>(nax::extent<w>(z))); };
+    check_same(nax::cuda::to_host(nax::grad(loss)(nax::cuda::to_device(g))), nax::grad(loss)(g), 1e-12);
+  }
+}

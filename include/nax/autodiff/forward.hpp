@@ -182,22 +182,40 @@ auto tangent_rule(const Join<Axis, IsStack, Cs...>& n, const Env& env) {
 }
 
 // cumsum is linear: the same scan of the tangent. cummax and cummin pass on the tangent of the
-// element each output came from (autodiff/rules_scan.hpp); cumprod has no derivative yet.
+// element each output came from. cumprod: dy_i = sum over j at or before i of
+// (prod_{k <= i, k != j} x_k) t_j, without dividing by zero, in the pieces of the reverse rule
+// (autodiff/rules_scan.hpp): y * cumsum(t / x) over the nonzero x, plus, for the first and the
+// second zero of the line, y1 (y2) times that zero's tangent from its position on; a later
+// zero's term has two zero factors and is 0 (exact to first order, as the reverse rule).
 template <class Op, class C, class A, class Env>
 auto tangent_rule(const Scan<Op, C, A>& s, const Env& env) {
   static_assert(ad::require_scan_rule<Op>::value);
+  using T = typename C::value_type;
   if constexpr (std::is_same_v<Op, prod_op>) {
-    no_forward_rule("cumprod (cumsum, cummax and cummin have derivatives in nax; cumprod not yet)");
-    return zero_tangent(s);
+    auto t = tangent(s.child, env);
+    auto z = cumprod_parts(s);
+    auto zero = Scalar<T>{{}, T(0)};
+    auto running = [&](auto e) { return Scan<sum_op, decltype(e), A>{{}, std::move(e), s.reverse}; };
+    auto ratios = make_map<fn::select>(z.zero, zero, make_map<fn::divides>(t, z.divisor));
+    return sum_terms(make_map<fn::multiplies>(s, running(std::move(ratios))),
+                     make_map<fn::multiplies>(z.y1, running(make_map<fn::select>(z.first, t, zero))),
+                     make_map<fn::multiplies>(z.y2, running(make_map<fn::select>(z.second, t, zero))));
   } else if constexpr (std::is_same_v<Op, sum_op>) {
     auto t = tangent(s.child, env);
     return Scan<sum_op, decltype(t), A>{{}, std::move(t), s.reverse};
   } else {
-    using T = typename C::value_type;
     auto source = stored(tangent(s.child, env));
     auto sources = running_extreme_sources(s);
     return Take<decltype(source), decltype(sources), A>(std::move(source), std::move(sources), index_mode::clip, T(0));
   }
+}
+
+// sort's values are x read at its permutation: the tangent read at the same positions.
+template <class C, class A, sort_result R, class Env>
+auto tangent_rule(const Sort<C, A, R>& s, const Env& env) {
+  using T = typename C::value_type;
+  auto source = stored(tangent(s.child, env));
+  return make_take<A>(std::move(source), sort_permutation(s), index_mode::clip, T(0));
 }
 
 // Indexing is linear in the source and the updates: the same take (fill 0: a constant fill

@@ -1,5 +1,6 @@
 // Umbrella of nax::random: JAX-compatible threefry2x32 keys (key, split, fold_in) and the
-// samplers (bits, uniform, normal, bernoulli, randint, gumbel, categorical) as fused expression nodes.
+// samplers (bits, uniform, normal, bernoulli, randint, gumbel, categorical, truncated_normal) as fused
+// expression nodes; permutation and choice as lazy expressions over sorts.
 // Keys: nax::random::Key on the host; as array elements, std::uint64_t key data (key_data).
 #pragma once
 #include "nax/random/bits.hpp"
@@ -9,4 +10,6 @@
 #include "nax/random/key.hpp"
 #include "nax/random/key_expr.hpp"
 #include "nax/random/samplers.hpp"
+#include "nax/random/shuffle.hpp"
 #include "nax/random/threefry.hpp"
+#include "nax/random/truncated_normal.hpp"

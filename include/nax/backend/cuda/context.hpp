@@ -15,6 +15,7 @@
 #include "../../expr/collective.hpp"
 #include "../../expr/index.hpp"
 #include "../../expr/scan.hpp"
+#include "../../expr/sort.hpp"
 #include "array.hpp"
 
 namespace nax::cuda::detail {
@@ -56,6 +57,11 @@ template <template <class> class IsLeaf, class C>
 struct reads_leaf<IsLeaf, nax::detail::Stored<C>> : reads_leaf<IsLeaf, C> {};
 template <template <class> class IsLeaf, class Op, class C, class A>
 struct reads_leaf<IsLeaf, nax::detail::Scan<Op, C, A>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class C, class A, nax::detail::sort_result R>
+struct reads_leaf<IsLeaf, nax::detail::Sort<C, A, R>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class S, class V, class A>
+struct reads_leaf<IsLeaf, nax::detail::SearchSorted<S, V, A>>
+    : std::bool_constant<reads_leaf<IsLeaf, S>::value || reads_leaf<IsLeaf, V>::value> {};
 template <template <class> class IsLeaf, class X, class I, class A>
 struct reads_leaf<IsLeaf, nax::detail::Take<X, I, A>>
     : std::bool_constant<reads_leaf<IsLeaf, X>::value || reads_leaf<IsLeaf, I>::value> {};
