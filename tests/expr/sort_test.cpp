@@ -196,6 +196,23 @@ TEST_CASE("top_k: the k largest along a new axis, largest first, ties in order, 
     }
     CHECK(ok);
   }
+  // long lines with few k: the host selects (partial_sort) instead of sorting; k = n / 8 is the
+  // last that selects, one more sorts
+  for (index_t kk : {1, 5, 40, 125, 126, 1000}) {
+    INFO("n 1000, k " << kk);
+    auto x = awkward<double, p, q>(rng, {3, 1000});
+    nax::Array<index_t, p, k> i = nax::top_k<q, k>(x, kk).indices;
+    nax::Array<double, k, p> v = nax::top_k<q, k>(x, kk).values;
+    bool ok = true;
+    for (index_t a = 0; a < 3; ++a) {
+      std::vector<double> line(1000);
+      for (index_t b = 0; b < 1000; ++b) line[static_cast<std::size_t>(b)] = x(a, b);
+      const auto order = stable_order(line, true, true);
+      for (index_t j = 0; j < kk; ++j)
+        ok = ok && i(a, j) == order[static_cast<std::size_t>(j)] && same_value(v(j, a), line[static_cast<std::size_t>(order[static_cast<std::size_t>(j)])]);
+    }
+    CHECK(ok);
+  }
   nax::Array<float, p, q> x({2, 3});
   CHECK(nax_test::check_shape_error([&] { (void)nax::top_k<q, k>(x, 4); }, {"top_k<q, k>", "4", "[0, 3]", "'q'"}));
   CHECK(nax_test::check_shape_error([&] { (void)nax::top_k<q, k>(x, -1); }, {"-1", "[0, 3]"}));

@@ -89,6 +89,7 @@ struct Sort : node_interface<Sort<C, A, R>> {
   C child;
   bool descending = false;
   bool total_order = false;  // IEEE totalOrder (lax.top_k) instead of lax.sort's order
+  index_t leading = -1;      // indices: only the first `leading` of each line are read (top_k), the rest may be left unwritten; -1: all
   std::uint64_t id = next_node_id();
 
   decltype(auto) extents() const { return child.extents(); }
@@ -210,6 +211,7 @@ auto top_k(X&& x, index_t k) {
                       std::string(axis_name<A>()) + "'");
   auto order = detail::make_sort<detail::sort_result::indices, A>(e, true);
   order.total_order = true;  // lax.top_k: -NaN smallest, NaN largest, 0.0 above -0.0
+  order.leading = k;          // (the host then selects k instead of sorting the line)
   auto indices = rename<A, K>(slice<A>(std::move(order), 0, k));
   auto values = take<A>(std::move(e), indices);
   return top_k_result<decltype(values), decltype(indices)>{std::move(values), std::move(indices)};

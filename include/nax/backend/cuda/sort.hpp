@@ -69,7 +69,7 @@ __global__ void iota_kernel(I* out, index_t count, index_t step) {
 // positions null, the values in place; otherwise the argsort into positions.
 template <class T>
 void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inner, bool descending, bool total_order,
-              context& ctx) {
+              index_t /*leading: the device sorts whole lines*/, context& ctx) {
   using K = nax::detail::sort_key_t<T>;
   if (outer == 0 || inner == 0 || n <= 0) return;
   const index_t lines = outer * inner, count = lines * n;

@@ -5,12 +5,14 @@
 //     lines along A are sorted in place (values) or give the positions (indices);
 //   - searchsorted_into_temporary: the sorted operand with A innermost and the values, each in
 //     a temporary, then one binary search per result element (search_position).
-// The host sorts lines in parallel, each by an LSD radix sort of (key, payload) pairs on the
-// total-order keys (sort_key): linear in n and stable; short lines by std::stable_sort.
+// The host sorts lines in parallel, each by an LSD radix sort of the total-order keys (sort_key;
+// with the positions as payload for argsort): linear in n and stable; short lines by
+// std::stable_sort.
 #pragma once
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <memory>
 #include <vector>
@@ -29,11 +31,13 @@ auto sort_into_temporary(const Sort<C, A, R>& node, Ctx& ctx) {
   const auto [outer, inner] = scan_layout<A, NA>(node.extents());
   const index_t n = extent_of<A>(node);
   if constexpr (R == sort_result::values) {
-    run_sort(values.first.data(), static_cast<index_t*>(nullptr), outer, n, inner, node.descending, node.total_order, ctx);
+    run_sort(values.first.data(), static_cast<index_t*>(nullptr), outer, n, inner, node.descending, node.total_order, -1,
+             ctx);
     return values.second;
   } else {
     auto positions = make_temporary(temporary_of<index_t, NA>{}, node.extents(), ctx);
-    run_sort(values.first.data(), positions.first.data(), outer, n, inner, node.descending, node.total_order, ctx);
+    run_sort(values.first.data(), positions.first.data(), outer, n, inner, node.descending, node.total_order,
+             node.leading, ctx);
     return positions.second;
   }
 }
@@ -105,36 +109,58 @@ auto searchsorted_into_temporary(const SearchSorted<S, V, A>& node, Ctx& ctx) {
 
 namespace nax::detail::host {
 
-// Sorts (key, payload) pairs by key, stably: LSD radix by bytes, skipping a byte all keys
-// share. The sorted pairs end in keys/payload (tmp_* are scratch of the same length).
+// Sorts keys (and, with a payload, (key, payload) pairs) stably: LSD radix by digits of 11 bits
+// (8 for keys of 1 or 2 bytes), one counting pass for every digit, skipping a digit all keys
+// share. The result ends in keys / payload (tmp_*: scratch of the same length; payload may be
+// null, and then tmp_payload too).
 template <class K, class P>
-void radix_sort_pairs(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n) {
-  constexpr int bytes = sizeof(K);
-  std::array<std::array<index_t, 256>, bytes> count{};
+void radix_sort(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n) {
+  constexpr int width = sizeof(K) <= 2 ? 8 : 11, digits = (8 * int(sizeof(K)) + width - 1) / width;
+  constexpr K mask = K((1u << width) - 1);
+  std::vector<index_t> count(static_cast<std::size_t>(digits) << width);
   for (index_t i = 0; i < n; ++i)
-    for (int b = 0; b < bytes; ++b) ++count[b][(keys[i] >> (8 * b)) & 0xFF];
+    for (int d = 0; d < digits; ++d) ++count[(static_cast<std::size_t>(d) << width) + ((keys[i] >> (width * d)) & mask)];
   K *from_k = keys, *to_k = tmp_keys;
   P *from_p = payload, *to_p = tmp_payload;
-  for (int b = 0; b < bytes; ++b) {
-    auto& c = count[b];
-    if (c[(from_k[0] >> (8 * b)) & 0xFF] == n) continue;  // every key has this byte
+  for (int d = 0; d < digits; ++d) {
+    index_t* c = count.data() + (static_cast<std::size_t>(d) << width);
+    if (c[(from_k[0] >> (width * d)) & mask] == n) continue;  // every key has this digit
     index_t sum = 0;
-    for (auto& x : c) {
-      const index_t here = x;
-      x = sum;
+    for (std::size_t b = 0; b < (std::size_t{1} << width); ++b) {
+      const index_t here = c[b];
+      c[b] = sum;
       sum += here;
     }
     for (index_t i = 0; i < n; ++i) {
-      const index_t at = c[(from_k[i] >> (8 * b)) & 0xFF]++;
+      const index_t at = c[(from_k[i] >> (width * d)) & mask]++;
       to_k[at] = from_k[i];
-      to_p[at] = from_p[i];
+      if (payload) to_p[at] = from_p[i];
     }
     std::swap(from_k, to_k);
     std::swap(from_p, to_p);
   }
   if (from_k != keys) {
     std::copy(from_k, from_k + n, keys);
-    std::copy(from_p, from_p + n, payload);
+    if (payload) std::copy(from_p, from_p + n, payload);
+  }
+}
+
+// The value whose sort_key is k (canonical keys give 0.0 for zeros and a positive NaN).
+template <class T>
+T from_sort_key(sort_key_t<T> k) {
+  using K = sort_key_t<T>;
+  if constexpr (std::is_same_v<T, bool>) {
+    return k != 0;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    constexpr K sign = K(1) << (8 * sizeof(K) - 1);
+    const K bits = (k & sign) ? K(k ^ sign) : K(~k);
+    T x;
+    std::memcpy(&x, &bits, sizeof x);
+    return x;
+  } else if constexpr (std::is_signed_v<T>) {
+    return static_cast<T>(static_cast<K>(k ^ (K(1) << (8 * sizeof(K) - 1))));
+  } else {
+    return static_cast<T>(k);
   }
 }
 
@@ -143,10 +169,11 @@ inline constexpr index_t radix_sort_threshold = 256;  // shorter lines: std::sta
 // Sorts every line of data ([outer, n, inner]) along n. positions null: the values are sorted
 // in place (descending: the ascending order reversed). Otherwise data is left as it is and
 // positions receives the stable argsort (descending: largest first, equal elements in their
-// order, as the ascending argsort of the reversed line, reversed).
+// order, as the ascending argsort of the reversed line, reversed); with leading >= 0, only the
+// first `leading` positions of each line need be written (the rest may be left as they are).
 template <class T>
 void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inner, bool descending, bool total_order,
-              context&) {
+              index_t leading, context&) {
   using K = sort_key_t<T>;
   if (outer == 0 || inner == 0 || n <= 0) return;
   const index_t lines = outer * inner;
@@ -162,20 +189,53 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
     std::vector<index_t> wide;  // positions of a line too long for uint32
     for (index_t line = l0; line < l1; ++line) {
       const index_t base = (line / inner) * n * inner + line % inner;
+      if (!values && leading >= 0 && leading <= n / 8) {
+        // only the first `leading` positions are read (top_k): select them by partial_sort,
+        // with the position breaking ties (the stable order); the rest are not written
+        wide.resize(static_cast<std::size_t>(n));
+        for (index_t r = 0; r < n; ++r) wide[static_cast<std::size_t>(r)] = r;
+        auto before = [&](index_t i, index_t j) {
+          const auto ki = sort_key(data[base + i * inner], !total_order), kj = sort_key(data[base + j * inner], !total_order);
+          return (descending ? kj < ki : ki < kj) || (ki == kj && i < j);
+        };
+        std::partial_sort(wide.begin(), wide.begin() + leading, wide.end(), before);
+        for (index_t r = 0; r < leading; ++r) positions[base + r * inner] = wide[static_cast<std::size_t>(r)];
+        continue;
+      }
       // read order: element r of the line is data[at(r)] (reversed for a descending argsort)
       const bool reversed = !values && descending;
       auto at = [&](index_t r) { return base + (reversed ? n - 1 - r : r) * inner; };
       for (index_t r = 0; r < n; ++r) keys[r] = sort_key(data[at(r)], !total_order);
       auto by_key = [&](auto i, auto j) { return keys[i] < keys[j]; };
       if (values) {
-        for (index_t r = 0; r < n; ++r) vals[r] = data[at(r)];
         if (n < radix_sort_threshold) {
+          for (index_t r = 0; r < n; ++r) vals[r] = data[at(r)];
           for (index_t r = 0; r < n; ++r) order[r] = static_cast<std::uint32_t>(r);
           std::stable_sort(order.get(), order.get() + n, by_key);
           for (index_t r = 0; r < n; ++r) tmp_vals[r] = vals[order[r]];
           std::swap(vals, tmp_vals);
         } else {
-          radix_sort_pairs(keys.get(), vals.get(), tmp_keys.get(), tmp_vals.get(), n);
+          // keys alone, turned back into values; the keys of -0.0 and of NaNs are canonical, so
+          // the run of zeros and the run of NaNs (ascending: after the negatives, at the end)
+          // are rewritten with the line's own zeros and NaNs, in their order (stable)
+          radix_sort(keys.get(), static_cast<std::uint8_t*>(nullptr), tmp_keys.get(), static_cast<std::uint8_t*>(nullptr), n);
+          for (index_t r = 0; r < n; ++r) vals[r] = from_sort_key<T>(keys[r]);
+          if constexpr (std::is_floating_point_v<T>) {
+            if (!total_order) {
+              index_t below_zero = 0, nans = 0;
+              for (index_t r = 0; r < n; ++r) {
+                const T v = data[at(r)];
+                below_zero += v < T(0);
+                nans += v != v;
+              }
+              index_t zero_at = below_zero, nan_at = n - nans;
+              for (index_t r = 0; r < n; ++r) {
+                const T v = data[at(r)];
+                if (v == T(0)) vals[zero_at++] = v;
+                else if (v != v) vals[nan_at++] = v;
+              }
+            }
+          }
         }
         for (index_t r = 0; r < n; ++r) data[base + (descending ? n - 1 - r : r) * inner] = vals[r];
         continue;
@@ -196,7 +256,7 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
       }
       for (index_t r = 0; r < n; ++r) order[r] = static_cast<std::uint32_t>(r);
       if (n < radix_sort_threshold) std::stable_sort(order.get(), order.get() + n, by_key);
-      else radix_sort_pairs(keys.get(), order.get(), tmp_keys.get(), tmp_order.get(), n);
+      else radix_sort(keys.get(), order.get(), tmp_keys.get(), tmp_order.get(), n);
       write([&](index_t j) { return order[j]; });
     }
   });
