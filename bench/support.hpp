@@ -1,4 +1,4 @@
-// What the small benchmark programs share (bench_take, bench_scan, bench_gpt): a median timer
+// What the small benchmark programs share (bench_take, bench_scan, bench_sort, bench_gpt): a median timer
 // and the command that runs bench/jax_peers.py with the python that imports JAX.
 #pragma once
 #include <algorithm>

@@ -14,20 +14,6 @@ NAX_AXIS(b);
 
 using conf::Case;
 
-template <class T>
-constexpr const char* name_of() {
-  if constexpr (std::is_same_v<T, bool>) return "bool";
-  else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
-  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
-  else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
-  else if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
-  else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
-  else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";
-  else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
-  else if constexpr (std::is_same_v<T, std::uint64_t>) return "uint64";
-  else return "not an integer type";
-}
-
 // A case's input as T. int8 and uint8 data are stored widened to int32 and uint32 (npy.hpp reads
 // 4- and 8-byte integers and bools); the values fit T.
 template <class B, class T, class... As>
@@ -42,7 +28,7 @@ auto input(const npy::Array& x) {
 template <class B, class E>
 std::string check_typed(const Case& c, const E& e) {
   using R = typename std::remove_cvref_t<E>::value_type;
-  if (c.param("result") != name_of<R>()) return std::string("result type: nax ") + name_of<R>() + ", jax " + c.param("result");
+  if (c.param("result") != conf::dtype_name<R>()) return std::string("result type: nax ") + conf::dtype_name<R>() + ", jax " + c.param("result");
   return conf::check<B>(c, e);
 }
 
@@ -74,7 +60,7 @@ std::string mixed(const Case& c, F f) {
     const auto y = input<B, Y, a, b>(c.in[1]);
     return check_typed<B>(c, f(x, y));
   } else {
-    return conf::skip_because(B::not_instantiated(std::string(name_of<X>()) + " or " + name_of<Y>()));
+    return conf::skip_because(B::not_instantiated(std::string(conf::dtype_name<X>()) + " or " + conf::dtype_name<Y>()));
   }
 }
 
@@ -84,9 +70,9 @@ std::string by_type(const std::string& dt, F fn) {
   std::string result = "unknown dtype " + dt;
   auto try_one = [&](auto t) {
     using T = decltype(t);
-    if (dt != name_of<T>()) return false;
+    if (dt != conf::dtype_name<T>()) return false;
     if constexpr (B::template instantiates<T>()) result = fn(t);
-    else result = conf::skip_because(B::not_instantiated(name_of<T>()));
+    else result = conf::skip_because(B::not_instantiated(conf::dtype_name<T>()));
     return true;
   };
   (try_one(Ts{}) || ...);

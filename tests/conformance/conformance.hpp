@@ -117,7 +117,9 @@ constexpr const char* dtype_name() {
   else if constexpr (std::is_same_v<T, double>) return "float64";
   else if constexpr (std::is_same_v<T, bool>) return "bool";
   else if constexpr (std::is_same_v<T, std::int8_t>) return "int8";
+  else if constexpr (std::is_same_v<T, std::uint8_t>) return "uint8";
   else if constexpr (std::is_same_v<T, std::int16_t>) return "int16";
+  else if constexpr (std::is_same_v<T, std::uint16_t>) return "uint16";
   else if constexpr (std::is_same_v<T, std::int32_t>) return "int32";
   else if constexpr (std::is_same_v<T, std::int64_t>) return "int64";
   else if constexpr (std::is_same_v<T, std::uint32_t>) return "uint32";

@@ -854,6 +854,25 @@ def family_nn(out):
     for op in ("sign", "floor", "round"):
         x = np.array([[-3, 0, 5, -2147483648]], np.int32)
         out.case("%s_i32" % op, op, [x], [NN_UNARY[op][0](x)], dtype="int32")
+    # layer_norm and rms_norm as flax.linen.LayerNorm / RMSNorm compute them (use_fast_variance, epsilon
+    # 1e-6), over axis 1 with scale and bias along it: values and gradients w.r.t. x, scale, bias
+    def flax_layer_norm(x, scale, bias):
+        m = jnp.mean(x, axis=1, keepdims=True)
+        var = jnp.maximum(0.0, jnp.mean(jnp.square(x), axis=1, keepdims=True) - jnp.square(m))
+        return (x - m) * (lax.rsqrt(var + 1e-6) * scale) + bias
+
+    def flax_rms_norm(x, scale):
+        return x * (lax.rsqrt(jnp.mean(jnp.square(x), axis=1, keepdims=True) + 1e-6) * scale)
+
+    for dt in ["float32", "float64"]:
+        x = rng.uniform(-3, 3, (3, 5)).astype(dt)
+        scale = rng.uniform(0.5, 1.5, (5,)).astype(dt)
+        bias = rng.uniform(-1, 1, (5,)).astype(dt)
+        w = rng.uniform(-1, 1, (3, 5)).astype(dt)
+        out.case("layer_norm_%s" % tag(dt), "layer_norm", [x, scale, bias, w],
+                 value_and_weighted_grad(flax_layer_norm, [x, scale, bias], w), dtype=dt)
+        out.case("rms_norm_%s" % tag(dt), "rms_norm", [x, scale, w],
+                 value_and_weighted_grad(flax_rms_norm, [x, scale], w), dtype=dt)
 
 
 FAMILIES["nn"] = family_nn

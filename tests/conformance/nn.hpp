@@ -1,7 +1,7 @@
 // The programs of family `nn` (data/nn/): the elementwise ops added for models and the jax.nn /
 // optax functions over an axis, each case's value and the gradient of sum(w * f(x)) (for
-// binary ops w.r.t. both operands), float32 and float64; fmod, remainder, sign and rounding of
-// int32 (values). Over a backend B (backend.hpp): nn_test.cpp runs them on the host,
+// binary ops w.r.t. both operands), float32 and float64; layer_norm and rms_norm as flax
+// computes them (w.r.t. x, scale and bias); fmod, remainder, sign and rounding of int32 (values). Over a backend B (backend.hpp): nn_test.cpp runs them on the host,
 // tests/cuda/test_conformance.cu on the CUDA backend.
 #pragma once
 #include "backend.hpp"
@@ -108,6 +108,27 @@ std::string with_operand(const Case& c) {
   return "unknown op " + op;
 }
 
+// layer_norm and rms_norm (flax's formulas) over b, scale and bias along b: the value and the
+// gradient of sum(w * f) with respect to x, scale (and bias).
+template <class B, class T>
+std::string norms(const Case& c) {
+  const auto x = B::template input<T, a, b>(c.in[0]);
+  const auto scale = B::template input<T, b>(c.in[1]);
+  if (c.op == "layer_norm") {
+    const auto bias = B::template input<T, b>(c.in[2]);
+    const auto w = B::template input<T, a, b>(c.in[3]);
+    auto f = [](const auto& v, const auto& s, const auto& o) { return nax::layer_norm<b>(v, s, o); };
+    auto [gx, gs, go] = nax::grad<0, 1, 2>([&](const auto& v, const auto& s, const auto& o) {
+      return nax::sum(w * f(v, s, o));
+    })(x, scale, bias);
+    return compare_outputs<B>(c, -1, f(x, scale, bias), gx, gs, go);
+  }
+  const auto w = B::template input<T, a, b>(c.in[2]);
+  auto f = [](const auto& v, const auto& s) { return nax::rms_norm<b>(v, s); };
+  auto [gx, gs] = nax::grad<0, 1>([&](const auto& v, const auto& s) { return nax::sum(w * f(v, s)); })(x, scale);
+  return compare_outputs<B>(c, -1, f(x, scale), gx, gs);
+}
+
 template <class B>
 std::string integers(const Case& c) {
   using I = std::int32_t;
@@ -129,6 +150,7 @@ std::string run(const Case& c) {
   }
   return conf::by_dtype<B, float, double>(c.dtype(), [&](auto t) {
     using T = decltype(t);
+    if (c.op == "layer_norm" || c.op == "rms_norm") return norms<B, T>(c);
     return c.in.size() == 3 ? with_operand<B, T>(c) : unary<B, T>(c);
   });
 }

@@ -1,5 +1,5 @@
 // expr/nn.hpp and the variance reductions against loops written here: softmax, log_softmax,
-// standardize, var and std over one axis and over two, on random extents (0 and 1 included)
+// standardize, layer_norm, rms_norm, var and std over one axis and over two, on random extents (0 and 1 included)
 // and both axis orders, float and double; large logits (no overflow); the errors.
 #include <nax/nax.hpp>
 
@@ -155,5 +155,35 @@ TEST_CASE("leaky_relu, elu and the cross-entropies match loops") {
       }
       CHECK(ce(r) == doctest::Approx(want_ce).epsilon(1e-12));
     }
+  }
+}
+
+TEST_CASE("layer_norm and rms_norm (flax's formulas) against loops, scale and bias by name") {
+  nax_test::random_source rng(3140);
+  for (int trial = 0; trial < 10; ++trial) {
+    const index_t n = rng.extent(4), m = rng.nonzero_extent(7);
+    auto x = nax_test::random_array<double, i, j>(rng, {n, m}, -3.0, 3.0);
+    if (trial == 0 && n > 0)
+      for (index_t c = 0; c < m; ++c) x(0, c) = 1.25;  // a constant row: variance 0 (or a rounding below it)
+    auto scale = nax_test::random_array<double, j>(rng, {m}, 0.5, 1.5);
+    auto bias = nax_test::random_array<double, j>(rng, {m}, -1.0, 1.0);
+    nax::Array<double, j, i> ln = nax::layer_norm<j>(x, scale, bias);
+    nax::Array<double, i, j> rms = nax::rms_norm<j>(x, scale, 1e-3);
+    nax_test::check_all(ln, [&](const nax_test::index_map& at) {
+      const auto r = row(x, at.at("i"));
+      const double mu = mean_of(r);
+      double sq = 0;
+      for (double e : r) sq += e * e;
+      const double var = std::max(0.0, sq / double(m) - mu * mu);
+      const index_t c = at.at("j");
+      return (x(at.at("i"), c) - mu) / std::sqrt(var + 1e-6) * scale(c) + bias(c);
+    }, 1e-9, 1e-9);
+    nax_test::check_all(rms, [&](const nax_test::index_map& at) {
+      const auto r = row(x, at.at("i"));
+      double sq = 0;
+      for (double e : r) sq += e * e;
+      const index_t c = at.at("j");
+      return x(at.at("i"), c) / std::sqrt(sq / double(m) + 1e-3) * scale(c);
+    }, 1e-12, 1e-12);
   }
 }

@@ -1,6 +1,6 @@
 // Neural-network functions over named axes, as compositions of elementwise ops and reductions
 // (each is one fused expression; grad differentiates the composition): softmax, log_softmax,
-// standardize, leaky_relu, elu and the cross-entropy losses. Formulas as jax.nn's and optax's,
+// standardize, layer_norm and rms_norm (flax's), leaky_relu, elu and the cross-entropy losses. Formulas as jax.nn's and optax's,
 // so that values and derivatives match theirs (tests/conformance, family nn). The elementwise
 // activations with their own derivative (gelu, silu, softplus, relu6) are in math.hpp.
 #pragma once
@@ -53,6 +53,31 @@ auto standardize(X&& x, double epsilon = 1e-5) {
   auto m = mean<As...>(e);
   auto variance = mean<As...>(square(e)) - square(m);
   return (e - m) * rsqrt(variance + T(epsilon));
+}
+
+// Layer normalisation over As as flax.linen.LayerNorm computes it (jax.nn has none):
+// (x - mean) * (rsqrt(max(var, 0) + epsilon) * scale) + bias, var = mean(x^2) - mean(x)^2.
+// scale and bias broadcast by name (usually they have the normalised axes).
+template <class... As, class X, class S, class B>
+  requires array_like<X> && operand<S> && operand<B>
+auto layer_norm(X&& x, S&& scale, B&& bias, double epsilon = 1e-6) {
+  static_assert(sizeof...(As) > 0, "nax: layer_norm<Axes...>(x, scale, bias) needs the axes to normalise over");
+  using T = floating_t<typename detail::expr_t<X>::value_type>;
+  auto e = cast<T>(std::forward<X>(x));
+  auto m = mean<As...>(e);
+  auto variance = maximum(mean<As...>(square(e)) - square(m), T(0));
+  return (e - m) * (rsqrt(variance + T(epsilon)) * std::forward<S>(scale)) + std::forward<B>(bias);
+}
+
+// RMS normalisation over As as flax.linen.RMSNorm: x * (rsqrt(mean(x^2) + epsilon) * scale).
+template <class... As, class X, class S>
+  requires array_like<X> && operand<S>
+auto rms_norm(X&& x, S&& scale, double epsilon = 1e-6) {
+  static_assert(sizeof...(As) > 0, "nax: rms_norm<Axes...>(x, scale) needs the axes to normalise over");
+  using T = floating_t<typename detail::expr_t<X>::value_type>;
+  auto e = cast<T>(std::forward<X>(x));
+  auto variance = mean<As...>(square(e));
+  return e * (rsqrt(variance + T(epsilon)) * std::forward<S>(scale));
 }
 
 // x where x >= 0, else negative_slope * x (jax.nn.leaky_relu; derivative 1 at 0).
