@@ -4,6 +4,8 @@
 // mode's error.
 #include "device_support.hpp"
 
+#include <cstring>
+#include <limits>
 #include <string>
 
 namespace {
@@ -163,5 +165,31 @@ TEST_CASE("cuda: sort, argsort, top_k, searchsorted and quantile match the host 
     auto g = random_array<double, v, w>({nv, nw});
     auto loss = [](const auto& z) { return nax::sum(nax::square(nax::sort<w>(z, true)) * nax::axis_index<w, double>(nax::extent<w>(z))); };
     check_same(nax::cuda::to_host(nax::grad(loss)(nax::cuda::to_device(g))), nax::grad(loss)(g), 1e-12);
+  }
+}
+
+TEST_CASE("cuda: long lines with signed zeros and NaN payloads sort bit for bit as on the host; top_k of few") {
+  if (no_device()) return;
+  for (index_t n : {index_t(3000), index_t(70001)}) {  // the host's radix paths; one line and several
+    for (index_t lines : {index_t(1), index_t(3)}) {
+      nax::Array<float, v, w> x({lines, n});
+      std::uniform_int_distribution<int> d(-400, 400);
+      for (auto& e : x) e = float(d(rng())) / 8.f;
+      const float specials[] = {-0.f, 0.f, -std::numeric_limits<float>::quiet_NaN(), std::nanf("7"),
+                                std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity()};
+      for (index_t k = 0; k < x.size(); k += 7) x.data()[k] = specials[(k / 7) % 6];
+      auto dx = nax::cuda::to_device(x);
+      for (bool descending : {false, true}) {
+        nax::Array<float, v, w> h = nax::sort<w>(x, descending);
+        nax::Array<float, v, w> d_sorted = nax::cuda::to_host(nax::cuda::Array<float, v, w>(nax::sort<w>(dx, descending)));
+        CHECK(std::memcmp(h.data(), d_sorted.data(), sizeof(float) * std::size_t(h.size())) == 0);  // bit for bit
+        nax::Array<index_t, v, w> hi = nax::argsort<w>(x, descending);
+        nax::cuda::Array<index_t, v, w> di = nax::argsort<w>(dx, descending);
+        check_same(nax::cuda::to_host(di), hi, 0.0);
+      }
+      nax::Array<index_t, v, t> hk = nax::top_k<w, t>(x, 40).indices;  // the host selects (k <= n / 8)
+      nax::cuda::Array<index_t, v, t> dk = nax::top_k<w, t>(dx, 40).indices;
+      check_same(nax::cuda::to_host(dk), hk, 0.0);
+    }
   }
 }

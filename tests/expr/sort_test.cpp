@@ -174,6 +174,42 @@ TEST_CASE("long lines (the radix sort) and strided lines, in several lines at on
   }
 }
 
+// Every line of x (p, q) along q sorted and argsorted, both directions, against the loop; each
+// line's reference computed once (long lines).
+template <class T>
+void check_long_lines(const nax::Array<T, p, q>& x) {
+  const index_t np = x.template extent<p>(), n = x.template extent<q>();
+  for (bool descending : {false, true}) {
+    INFO("n " << n << " descending " << descending);
+    nax::Array<T, p, q> sorted = nax::sort<q>(x, descending);
+    nax::Array<index_t, q, p> order = nax::argsort<q>(x, descending);
+    bool ok = true;
+    for (index_t l = 0; l < np; ++l) {
+      std::vector<T> line(static_cast<std::size_t>(n));
+      for (index_t i = 0; i < n; ++i) line[static_cast<std::size_t>(i)] = x(l, i);
+      const auto asc = stable_order(line, false), want = stable_order(line, descending);
+      for (index_t i = 0; i < n; ++i) {
+        ok = ok && same_value(sorted(l, i), line[static_cast<std::size_t>(asc[static_cast<std::size_t>(descending ? n - 1 - i : i)])]);
+        ok = ok && order(i, l) == want[static_cast<std::size_t>(i)];
+      }
+    }
+    CHECK(ok);
+  }
+}
+
+TEST_CASE("long lines of doubles with signed zeros and NaNs of either sign, and of 16- and 64-bit integers") {
+  nax_test::random_source rng(3109);
+  for (index_t n : {index_t(300), index_t(70001)}) {  // 8-bit and 11-bit digits
+    check_long_lines(awkward<double, p, q>(rng, {2, n}));
+    check_long_lines(awkward<float, p, q>(rng, {1, n}));
+    auto wide = nax_test::random_array<std::int64_t, p, q>(rng, {2, n}, std::int64_t(-1) << 40, std::int64_t(1) << 40);
+    wide(0, 0) = std::numeric_limits<std::int64_t>::min();
+    wide(1, 1) = std::numeric_limits<std::int64_t>::max();
+    check_long_lines(wide);
+    check_long_lines(nax_test::random_array<std::int16_t, p, q>(rng, {2, n}, std::int16_t(-32768), std::int16_t(32767)));
+  }
+}
+
 TEST_CASE("top_k: the k largest along a new axis, largest first, ties in order, in IEEE totalOrder") {
   nax_test::random_source rng(3104);
   for (int trial = 0; trial < 25; ++trial) {

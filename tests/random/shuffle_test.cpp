@@ -66,6 +66,8 @@ TEST_CASE("choice of indices: distinct without replacement, in range with it, an
   CHECK_THROWS_WITH_AS((void)nr::choice<pick>(nr::key(0), 0, 1), doctest::Contains("nothing to draw from"),
                        nax::argument_error);
   CHECK_NOTHROW((void)nr::choice<pick>(nr::key(0), 0, 0));
+  CHECK_THROWS_WITH_AS((void)nr::choice<pick>(nr::key(0), index_t(3'000'000'000), 5, false),
+                       doctest::Contains("a population of 3000000000 does not fit the int32 indices"), nax::argument_error);
 }
 
 TEST_CASE("choice with weights: a zero weight is never drawn; frequencies follow the weights; of an array") {

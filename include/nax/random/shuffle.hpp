@@ -12,6 +12,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "nax/expr/scan.hpp"
@@ -27,6 +28,9 @@ inline int shuffle_rounds(index_t n) {
 }
 
 inline void check_draws(index_t n, index_t draws, bool replace, const char* what) {
+  if (n > index_t{std::numeric_limits<std::int32_t>::max()})
+    throw argument_error(std::string("random::") + what + ": a population of " + std::to_string(n) +
+                         " does not fit the int32 indices it draws (JAX's default mode)");
   if (draws < 0) throw argument_error(std::string("random::") + what + ": draws must be >= 0, got " + std::to_string(draws));
   if (draws > 0 && n <= 0)
     throw argument_error(std::string("random::") + what + ": nothing to draw from (the population has size " +
@@ -78,7 +82,7 @@ auto permutation(Key key, X&& x) {
 template <class S>
 auto choice(Key key, index_t n, index_t draws, bool replace = true) {
   detail::check_draws(n, draws, replace, "choice");
-  auto independent = randint<S>(key, {replace ? draws : 0}, 0, std::max<index_t>(n, 1));
+  auto independent = randint<S>(key, {replace ? draws : 0}, 0, replace ? std::max<index_t>(n, 1) : 1);
   auto distinct = take<S>(permutation<S>(key, replace ? 0 : n), axis_index<S, index_t>(draws), index_mode::fill,
                           index_t(0));
   return where(replace, take<S>(std::move(independent), axis_index<S, index_t>(draws), index_mode::fill, 0),

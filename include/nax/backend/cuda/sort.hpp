@@ -2,11 +2,13 @@
 // sort_into_temporary, searchsorted_into_temporary) with a device run_sort and
 // run_searchsorted. A sort gathers every line's total-order keys (sort_key) and positions
 // into line-major arrays, sorts them with CUB's segmented radix sort (stable: equal keys keep
-// the read order), and scatters the values or positions back to [outer, n, inner]. CUB
+// the read order; one line: CUB's device-wide radix sort, as the segmented one gives a line one
+// block), and scatters the values or positions back to [outer, n, inner]. CUB
 // counts elements in int, so a sort of more than 2^31 - 1 elements raises. searchsorted is
 // one thread per result element, each a binary search (search_position). Not yet measured on
 // a GPU.
 #pragma once
+#include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_segmented_radix_sort.cuh>
 
 #include <cstdint>
@@ -90,15 +92,21 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
   // offsets[i] = i * n: the lines' bounds
   iota_kernel<<<sort_grid(lines + 1, ctx.device), elementwise_block, 0, ctx.stream>>>(offsets.data(), lines + 1, n);
   check_launch("iota_kernel<<<...>>>");
+  // CUB's segmented sort gives each line one block: one line goes to the device-wide sort
+  auto sort_pairs = [&](void* scratch, std::size_t& bytes) {
+    if (lines == 1)
+      return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys.data(), sorted_keys.data(), order.data(),
+                                             sorted_order.data(), static_cast<int>(count), 0,
+                                             static_cast<int>(8 * sizeof(K)), ctx.stream);
+    return cub::DeviceSegmentedRadixSort::SortPairs(scratch, bytes, keys.data(), sorted_keys.data(), order.data(),
+                                                    sorted_order.data(), static_cast<int>(count), static_cast<int>(lines),
+                                                    offsets.data(), offsets.data() + 1, 0,
+                                                    static_cast<int>(8 * sizeof(K)), ctx.stream);
+  };
   std::size_t scratch_bytes = 0;
-  NAX_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
-      nullptr, scratch_bytes, keys.data(), sorted_keys.data(), order.data(), sorted_order.data(), static_cast<int>(count),
-      static_cast<int>(lines), offsets.data(), offsets.data() + 1, 0, static_cast<int>(8 * sizeof(K)), ctx.stream));
+  NAX_CUDA_CHECK(sort_pairs(nullptr, scratch_bytes));
   device_buffer<unsigned char> scratch(scratch_bytes, ctx.device);
-  NAX_CUDA_CHECK(cub::DeviceSegmentedRadixSort::SortPairs(
-      scratch.data(), scratch_bytes, keys.data(), sorted_keys.data(), order.data(), sorted_order.data(),
-      static_cast<int>(count), static_cast<int>(lines), offsets.data(), offsets.data() + 1, 0,
-      static_cast<int>(8 * sizeof(K)), ctx.stream));
+  NAX_CUDA_CHECK(sort_pairs(scratch.data(), scratch_bytes));
   if (values) {  // the values are rewritten in place, so they are read from a copy
     device_buffer<T> copy(size, ctx.device);
     NAX_CUDA_CHECK(cudaMemcpyAsync(copy.data(), data, size * sizeof(T), cudaMemcpyDeviceToDevice, ctx.stream));

@@ -109,30 +109,30 @@ auto searchsorted_into_temporary(const SearchSorted<S, V, A>& node, Ctx& ctx) {
 
 namespace nax::detail::host {
 
-// Sorts keys (and, with a payload, (key, payload) pairs) stably: LSD radix by digits of 11 bits
-// (8 for keys of 1 or 2 bytes), one counting pass for every digit, skipping a digit all keys
-// share. The result ends in keys / payload (tmp_*: scratch of the same length; payload may be
-// null, and then tmp_payload too).
-template <class K, class P>
-void radix_sort(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n) {
-  constexpr int width = sizeof(K) <= 2 ? 8 : 11, digits = (8 * int(sizeof(K)) + width - 1) / width;
-  constexpr K mask = K((1u << width) - 1);
-  std::vector<index_t> count(static_cast<std::size_t>(digits) << width);
+// Sorts keys (and, with a payload, (key, payload) pairs) stably: LSD radix by digits of Width
+// bits, one counting pass for every digit, skipping a digit all keys share. The result ends in
+// keys / payload (tmp_*: scratch of the same length; payload may be null, and then tmp_payload
+// too); count: scratch of digits << Width entries, reused from line to line.
+template <int Width, class K, class P>
+void radix_sort_digits(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n, std::vector<index_t>& count) {
+  constexpr int digits = (8 * int(sizeof(K)) + Width - 1) / Width;
+  constexpr K mask = K((1u << Width) - 1);
+  count.assign(static_cast<std::size_t>(digits) << Width, 0);
   for (index_t i = 0; i < n; ++i)
-    for (int d = 0; d < digits; ++d) ++count[(static_cast<std::size_t>(d) << width) + ((keys[i] >> (width * d)) & mask)];
+    for (int d = 0; d < digits; ++d) ++count[(static_cast<std::size_t>(d) << Width) + ((keys[i] >> (Width * d)) & mask)];
   K *from_k = keys, *to_k = tmp_keys;
   P *from_p = payload, *to_p = tmp_payload;
   for (int d = 0; d < digits; ++d) {
-    index_t* c = count.data() + (static_cast<std::size_t>(d) << width);
-    if (c[(from_k[0] >> (width * d)) & mask] == n) continue;  // every key has this digit
+    index_t* c = count.data() + (static_cast<std::size_t>(d) << Width);
+    if (c[(from_k[0] >> (Width * d)) & mask] == n) continue;  // every key has this digit
     index_t sum = 0;
-    for (std::size_t b = 0; b < (std::size_t{1} << width); ++b) {
+    for (std::size_t b = 0; b < (std::size_t{1} << Width); ++b) {
       const index_t here = c[b];
       c[b] = sum;
       sum += here;
     }
     for (index_t i = 0; i < n; ++i) {
-      const index_t at = c[(from_k[i] >> (width * d)) & mask]++;
+      const index_t at = c[(from_k[i] >> (Width * d)) & mask]++;
       to_k[at] = from_k[i];
       if (payload) to_p[at] = from_p[i];
     }
@@ -143,6 +143,14 @@ void radix_sort(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n) {
     std::copy(from_k, from_k + n, keys);
     if (payload) std::copy(from_p, from_p + n, payload);
   }
+}
+
+// Digits of 11 bits for long lines of wide keys (3 passes for 32 bits); of 8 otherwise, whose
+// counts (256 per digit) cost less to clear and sum than a short line's passes save.
+template <class K, class P>
+void radix_sort(K* keys, P* payload, K* tmp_keys, P* tmp_payload, index_t n, std::vector<index_t>& count) {
+  if (sizeof(K) > 2 && n >= (index_t{1} << 16)) radix_sort_digits<11>(keys, payload, tmp_keys, tmp_payload, n, count);
+  else radix_sort_digits<8>(keys, payload, tmp_keys, tmp_payload, n, count);
 }
 
 // The value whose sort_key is k (canonical keys give 0.0 for zeros and a positive NaN).
@@ -186,7 +194,8 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
     auto tmp_order = std::make_unique_for_overwrite<std::uint32_t[]>(len);
     auto vals = std::make_unique_for_overwrite<T[]>(values ? len : 0);
     auto tmp_vals = std::make_unique_for_overwrite<T[]>(values ? len : 0);
-    std::vector<index_t> wide;  // positions of a line too long for uint32
+    std::vector<index_t> wide;   // positions of a line too long for uint32, or to select from
+    std::vector<index_t> count;  // the radix sort's counts
     for (index_t line = l0; line < l1; ++line) {
       const index_t base = (line / inner) * n * inner + line % inner;
       if (!values && leading >= 0 && leading <= n / 8) {
@@ -218,7 +227,8 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
           // keys alone, turned back into values; the keys of -0.0 and of NaNs are canonical, so
           // the run of zeros and the run of NaNs (ascending: after the negatives, at the end)
           // are rewritten with the line's own zeros and NaNs, in their order (stable)
-          radix_sort(keys.get(), static_cast<std::uint8_t*>(nullptr), tmp_keys.get(), static_cast<std::uint8_t*>(nullptr), n);
+          radix_sort(keys.get(), static_cast<std::uint8_t*>(nullptr), tmp_keys.get(), static_cast<std::uint8_t*>(nullptr), n,
+                     count);
           for (index_t r = 0; r < n; ++r) vals[r] = from_sort_key<T>(keys[r]);
           if constexpr (std::is_floating_point_v<T>) {
             if (!total_order) {
@@ -256,7 +266,7 @@ void run_sort(T* data, index_t* positions, index_t outer, index_t n, index_t inn
       }
       for (index_t r = 0; r < n; ++r) order[r] = static_cast<std::uint32_t>(r);
       if (n < radix_sort_threshold) std::stable_sort(order.get(), order.get() + n, by_key);
-      else radix_sort(keys.get(), order.get(), tmp_keys.get(), tmp_order.get(), n);
+      else radix_sort(keys.get(), order.get(), tmp_keys.get(), tmp_order.get(), n, count);
       write([&](index_t j) { return order[j]; });
     }
   });
