@@ -242,22 +242,30 @@ auto tangent_rule(const Scatter<Op, X, I, U, A>& s, const Env& env) {
   }
 }
 
-// Collectives are linear (psum, all_gather) or have no derivative (pmax, pmin: as in JAX).
+// Collectives are linear (psum, all_gather, psum_scatter, ppermute, all_to_all) or have no
+// derivative (pmax, pmin: as in JAX): the tangent goes through the same collective.
 template <class C, class Kind, class Axis, class Env>
 auto tangent_rule(const CommCollective<C, Kind, Axis>& n, const Env& env) {
-  if constexpr (!std::is_same_v<Kind, all_reduce_kind<sum_op>> && !std::is_same_v<Kind, all_gather_kind>)
+  if constexpr (!std::is_same_v<Kind, all_reduce_kind<sum_op>> && !std::is_same_v<Kind, all_gather_kind> &&
+                !std::is_same_v<Kind, reduce_scatter_kind<sum_op>>)
     throw argument_error("nax: jvp: pmax or pmin lies between an argument with a tangent and the output; JAX defines "
                          "no derivative for them either");
   auto t = tangent(n.child, env);
-  index_t global = 0;  // (all_gather's whole axis; unused by an all-reduce)
-  if constexpr (std::is_same_v<Kind, all_gather_kind>) global = n.extents()[index_of_v<Axis, typename C::axes_type>];
-  return CommCollective<decltype(t), Kind, Axis>(std::move(t), n.comm, global);
+  index_t axis_extent = 0;  // (the result's extent along Axis; unused by an all-reduce)
+  if constexpr (resizes_axis_v<Kind>) axis_extent = n.extents()[index_of_v<Axis, typename C::axes_type>];
+  return CommCollective<decltype(t), Kind, Axis>(std::move(t), n.comm, axis_extent, n.offset);
 }
 
 template <class C, class Axis, class Env>
 auto tangent_rule(const Permute<C, Axis>& p, const Env& env) {
   auto t = tangent(p.child, env);
-  return Permute<decltype(t), Axis>{{}, std::move(t), p.source};
+  return Permute<decltype(t), Axis>{{}, std::move(t), p.source, p.comm, p.offset};
+}
+
+template <class C, class N, class Split, class Concat, class Env>
+auto tangent_rule(const AllToAll<C, N, Split, Concat>& a, const Env& env) {
+  auto t = tangent(a.child, env);
+  return AllToAll<decltype(t), N, Split, Concat>{{}, std::move(t), a.comm};
 }
 
 // The tangent of e (a floating-point node): its rule.

@@ -279,13 +279,15 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
   }
 }
 
-// A device's part of a mapped axis X (psum_scatter, ppermute, all_to_all over a mesh axis):
+// A device's part of a mapped axis X (psum_scatter of a value that does not vary over X):
 // the child holds every member of X, the same on each device, so the cotangent z scattered
 // from this device's part is summed over the devices (an all-gather of their parts).
-template <class X, class R, class Z>
+// z lives in the program's memory space (device memory for nax::cuda arrays), so the space
+// hands it to the communicator (staged through the host where the communicator needs that).
+template <class X, class Space, class R, class Z>
 void sum_over_devices(const R& r, Z& z) {
   if (extent_of<X>(r) < extent_of<X>(r.child))
-    if (communicator* comm = binding_of<X>().comm) comm->all_reduce(z.data(), z.size());
+    if (communicator* comm = binding_of<X>().comm) Space::sum_over_members(*comm, z);
 }
 
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
@@ -331,7 +333,7 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   }(CtAxes{});
   view_for_t<T, CtAxes> view(z->data() + base, vext, vstr);
   Space::assign(view, make_map<fn::cast_to<T>>(ct), st.ctx);
-  [&]<class... Xs>(axes<Xs...>) { (sum_over_devices<Xs>(r, *z), ...); }(intersection_t<hidden_t<C>, Out>{});
+  [&]<class... Xs>(axes<Xs...>) { (sum_over_devices<Xs, Space>(r, *z), ...); }(intersection_t<hidden_t<C>, Out>{});
   auto leaf = leaf_of(std::as_const(*z).view(), z);
   backprop(r.child, positional_relayout<identity_kind, ZAxes, decltype(leaf), union_t<hidden_t<C>, Extra>>(leaf), st);
 }

@@ -33,10 +33,6 @@ template <class N>
 struct gathered_axis : axis_tag {
   static constexpr const char* axis_label() { return "gathered"; }
 };
-template <class N>
-struct swapped_axis : axis_tag {
-  static constexpr const char* axis_label() { return "swapped"; }
-};
 
 // xmap may bind several logical axes to one mesh axis (attention heads and MLP units both
 // split over `model`), but a value that varies over two of them holds only the diagonal
@@ -99,7 +95,21 @@ template <class N, class E>
 auto gather_mapped(E e) {
   const axis_binding& b = binding_of<N>();
   require_one_axis_on_communicator<N, E>(b);
-  return CommCollective<E, all_gather_kind, N>(std::move(e), b.comm, b.global_extent);
+  return CommCollective<E, all_gather_kind, N>(std::move(e), b.comm, b.global_extent, b.offset);
+}
+
+// The sum of e over the members of N (e varies over it), each device keeping its block of
+// the visible axis Axis: a reduce-scatter over the mesh axis's communicator (the local sum of
+// this device's members first). block: the elements of Axis one member keeps.
+template <class N, class Axis, class E>
+auto reduce_scatter_mapped(E e, index_t block) {
+  const axis_binding& b = binding_of<N>();
+  require_one_axis_on_communicator<N, E>(b);
+  using R = Reduce<sum_op, E, N>;
+  R r(std::move(e));
+  const index_t kept = b.comm ? block * b.local_extent : extent_of<Axis>(r);
+  return mark_unbound<N>(
+      CommCollective<R, reduce_scatter_kind<sum_op>, Axis>(std::move(r), b.comm, kept, b.offset * block));
 }
 
 // This device's part of a mapped axis N that holds every member.
@@ -212,16 +222,24 @@ auto all_gather(X&& x, tiled_t) {
 }
 
 // psum, then member i keeps element i of visible axis Axis (whose extent must equal the
-// number of members); Axis is removed (untiled) or keeps its i-th block (tiled).
+// number of members); Axis is removed (untiled) or keeps its i-th block (tiled). Over a mesh
+// axis a value that varies over N is one reduce-scatter (each device receives only its
+// block); a value that does not is psum'd locally (N times it) and this device's part kept.
 template <class N, class Axis, class X>
   requires array_like<X>
 auto psum_scatter(X&& x) {
   using E = detail::expr_t<X>;
   static_assert(detail::require_axis_present<Axis, detail::visible_t<E>>::value);
   const detail::axis_binding& b = detail::binding_of<N>();
-  auto total = psum<N>(std::forward<X>(x));
-  detail::check_member_extent<Axis>("psum_scatter", detail::extent_of<Axis>(total), b.global_extent, "scattered");
-  return detail::own_part<N>(detail::hide_axis<N>(detail::rename_axis<Axis, N>(std::move(total))));
+  auto e = detail::as_expr(std::forward<X>(x));
+  detail::check_member_extent<Axis>("psum_scatter", detail::extent_of<Axis>(e), b.global_extent, "scattered");
+  if constexpr (detail::contains_v<N, detail::hidden_t<E>>) {
+    auto kept = detail::reduce_scatter_mapped<N, Axis>(std::move(e), 1);
+    return detail::hide_axis<N>(detail::rename_axis<Axis, N>(std::move(kept)));
+  } else {
+    auto total = psum<N>(std::move(e));
+    return detail::own_part<N>(detail::hide_axis<N>(detail::rename_axis<Axis, N>(std::move(total))));
+  }
 }
 template <class N, class Axis, class X>
   requires array_like<X>
@@ -229,45 +247,62 @@ auto psum_scatter(X&& x, tiled_t) {
   using E = detail::expr_t<X>;
   static_assert(detail::require_axis_present<Axis, detail::visible_t<E>>::value);
   const detail::axis_binding& b = detail::binding_of<N>();
-  auto total = psum<N>(std::forward<X>(x));
-  index_t extent = detail::extent_of<Axis>(total);
+  auto e = detail::as_expr(std::forward<X>(x));
+  index_t extent = detail::extent_of<Axis>(e);
   if (b.global_extent == 0 || extent % b.global_extent != 0)
     throw shape_error("nax: psum_scatter (tiled): the axis '" + std::string(axis_name<Axis>()) + "' has extent " +
                       std::to_string(extent) + ", not a multiple of the " + std::to_string(b.global_extent) +
                       " members of the mapped axis");
-  auto blocks = split<Axis, N, Axis>(std::move(total), extent / b.global_extent);
-  return detail::own_part<N>(detail::hide_axis<N>(std::move(blocks)));
+  const index_t block = extent / b.global_extent;
+  if constexpr (detail::contains_v<N, detail::hidden_t<E>>) {
+    auto kept = detail::reduce_scatter_mapped<N, Axis>(std::move(e), block);
+    return detail::hide_axis<N>(split<Axis, N, Axis>(std::move(kept), block));
+  } else {
+    auto blocks = split<Axis, N, Axis>(psum<N>(std::move(e)), block);
+    return detail::own_part<N>(detail::hide_axis<N>(std::move(blocks)));
+  }
 }
 
+namespace detail {
+// source[d] = the member whose value member d receives (-1: none), checked as JAX checks.
+template <class N>
+std::vector<index_t> permutation_sources(const std::vector<std::pair<int, int>>& perm, index_t members) {
+  std::vector<index_t> source(static_cast<std::size_t>(members), -1);
+  std::set<int> sources;
+  for (auto [src, dst] : perm) {
+    const std::string pair = pair_text({src, dst});
+    if (src < 0 || dst < 0 || src >= members || dst >= members)
+      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': pair " + pair +
+                           " names a member outside 0.." + std::to_string(members - 1));
+    if (!sources.insert(src).second)
+      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': source " +
+                           std::to_string(src) + " appears twice (pair " + pair + ")");
+    if (source[static_cast<std::size_t>(dst)] >= 0)
+      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': destination " +
+                           std::to_string(dst) + " appears twice (pair " + pair + ")");
+    source[static_cast<std::size_t>(dst)] = src;
+  }
+  return source;
+}
+}  // namespace detail
+
 // Member dst receives member src's value for each (src, dst) pair; the others receive zeros.
+// Over a mesh axis each member's value crosses the mesh once, by the communicator's permute.
 template <class N, class X>
   requires array_like<X>
 auto ppermute(X&& x, const std::vector<std::pair<int, int>>& perm) {
   const detail::axis_binding& b = detail::binding_of<N>();
-  std::vector<index_t> source(static_cast<std::size_t>(b.global_extent), -1);
-  std::set<int> sources;
-  for (auto [src, dst] : perm) {
-    const std::string pair = detail::pair_text({src, dst});
-    if (src < 0 || dst < 0 || src >= b.global_extent || dst >= b.global_extent)
-      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': pair " + pair +
-                           " names a member outside 0.." + std::to_string(b.global_extent - 1));
-    if (!sources.insert(src).second)
-      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': source " +
-                           std::to_string(src) + " appears twice (pair " + pair + ")");
-    if (source[dst] >= 0)
-      throw argument_error("nax: ppermute over '" + std::string(axis_name<N>()) + "': destination " +
-                           std::to_string(dst) + " appears twice (pair " + pair + ")");
-    source[dst] = src;
-  }
-  auto everyone = detail::gather_mapped<N>(detail::ensure_mapped<N>(detail::as_expr(std::forward<X>(x))));
-  using G = decltype(everyone);
-  detail::Permute<G, N> permuted{{}, std::move(everyone), std::move(source)};
-  return detail::mark_unbound<N>(detail::own_part<N>(std::move(permuted)));
+  auto source = detail::permutation_sources<N>(perm, b.global_extent);
+  auto mapped = detail::ensure_mapped<N>(detail::as_expr(std::forward<X>(x)));
+  detail::require_one_axis_on_communicator<N, decltype(mapped)>(b);
+  detail::Permute<decltype(mapped), N> permuted{{}, std::move(mapped), std::move(source), b.comm, b.comm ? b.offset : 0};
+  return detail::mark_unbound<N>(std::move(permuted));
 }
 
 // Member i's block j of visible axis Split goes to member j, which finds it at index i of
 // the new visible axis Concat (jax.lax.all_to_all, untiled: Split's extent equals the
-// number of members and is removed; Concat takes its place).
+// number of members and is removed; Concat takes its place). Over a mesh axis, one
+// all-to-all of the communicator: each device sends each other device only its blocks.
 template <class N, class Split, class Concat, class X>
   requires array_like<X>
 auto all_to_all(X&& x) {
@@ -275,14 +310,11 @@ auto all_to_all(X&& x) {
   static_assert(detail::require_axis_present<Split, detail::visible_t<E>>::value);
   static_assert(detail::require_axis_absent<Concat, detail::difference_t<typename E::axes_type, axes<Split>>>::value);
   const detail::axis_binding& b = detail::binding_of<N>();
-  auto everyone = detail::gather_mapped<N>(detail::ensure_mapped<N>(detail::as_expr(std::forward<X>(x))));
-  detail::check_member_extent<Split>("all_to_all", detail::extent_of<Split>(everyone), b.global_extent, "split");
-  constexpr std::size_t position = detail::index_of_v<Split, detail::visible_t<E>>;
-  auto a = detail::rename_axis<Split, detail::swapped_axis<N>>(std::move(everyone));
-  auto c = detail::rename_axis<N, Concat>(std::move(a));            // old members: the new axis, still mapped
-  auto d = detail::rename_axis<detail::swapped_axis<N>, N>(std::move(c));  // old blocks: the members
-  auto e = detail::reveal_axis<Concat, position>(detail::hide_axis<N>(std::move(d)));
-  return detail::mark_unbound<N>(detail::own_part<N>(std::move(e)));
+  auto mapped = detail::ensure_mapped<N>(detail::as_expr(std::forward<X>(x)));
+  detail::require_one_axis_on_communicator<N, decltype(mapped)>(b);
+  detail::check_member_extent<Split>("all_to_all", detail::extent_of<Split>(mapped), b.global_extent, "split");
+  detail::AllToAll<decltype(mapped), N, Split, Concat> swapped{{}, std::move(mapped), b.comm};
+  return detail::mark_unbound<N>(std::move(swapped));
 }
 
 }  // namespace nax

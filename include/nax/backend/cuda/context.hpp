@@ -72,6 +72,8 @@ template <template <class> class IsLeaf, class C, class Kind, class Axis>
 struct reads_leaf<IsLeaf, nax::detail::CommCollective<C, Kind, Axis>> : reads_leaf<IsLeaf, C> {};
 template <template <class> class IsLeaf, class C, class Axis>
 struct reads_leaf<IsLeaf, nax::detail::Permute<C, Axis>> : reads_leaf<IsLeaf, C> {};
+template <template <class> class IsLeaf, class C, class N, class Split, class Concat>
+struct reads_leaf<IsLeaf, nax::detail::AllToAll<C, N, Split, Concat>> : reads_leaf<IsLeaf, C> {};
 
 template <class L>
 struct is_host_leaf : std::false_type {};

@@ -56,4 +56,30 @@ void all_gather_device_buffer(Communicator& comm, const T* send, T* recv, index_
   out.copy_back(recv);
 }
 
+template <class Communicator, class T, class... Op>
+void reduce_scatter_device_buffer(Communicator& comm, const T* send, T* recv, index_t count, int device, Op... op) {
+  if (comm.reads_device_memory()) return comm.reduce_scatter(send, recv, count, op...);
+  host_staging<T> in(send, count * comm.size(), device, true);
+  host_staging<T> out(recv, count, device, false);
+  comm.reduce_scatter(in.data(), out.data(), count, op...);
+  out.copy_back(recv);
+}
+template <class Communicator, class T>
+void all_to_all_device_buffer(Communicator& comm, const T* send, T* recv, index_t count, int device) {
+  if (comm.reads_device_memory()) return comm.all_to_all(send, recv, count);
+  host_staging<T> in(send, count * comm.size(), device, true);
+  host_staging<T> out(recv, count * comm.size(), device, false);
+  comm.all_to_all(in.data(), out.data(), count);
+  out.copy_back(recv);
+}
+template <class Communicator, class T, class Pairs>
+void permute_device_buffer(Communicator& comm, const T* send, T* recv, index_t count, int device,
+                           const Pairs& pairs) {
+  if (comm.reads_device_memory()) return comm.permute(send, recv, count, pairs);
+  host_staging<T> in(send, count, device, true);
+  host_staging<T> out(recv, count, device, false);
+  comm.permute(in.data(), out.data(), count, pairs);
+  out.copy_back(recv);
+}
+
 }  // namespace nax::cuda::detail

@@ -75,6 +75,10 @@ struct device_space {
     return nax::cuda::Array<T>(leaf);
   }
   template <class Communicator, class T, class... As>
+  static void sum_over_members(Communicator& comm, nax::cuda::Array<T, As...>& a) {  // as the host's
+    all_reduce_device_buffer(comm, a.data(), a.size(), a.device());
+  }
+  template <class Communicator, class T, class... As>
   static void combine_disjoint(Communicator& comm, nax::cuda::Array<T, As...>& a) {  // as the host's
     all_reduce_device_buffer(comm, reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)},
                              a.device());

@@ -73,6 +73,11 @@ struct host_space {
   // Combines a result that each member wrote a part of (zeros elsewhere) into the whole, on
   // every member (in place): a sum of bytes, exact for every type (bool and 16-bit integers
   // too, which NCCL cannot add; -0.0 and NaN payloads kept).
+  // Sums an array over the communicator's members, in place on every member.
+  template <class Communicator, class T, class... As>
+  static void sum_over_members(Communicator& comm, Array<T, As...>& a) {
+    comm.all_reduce(a.data(), a.size());
+  }
   template <class Communicator, class T, class... As>
   static void combine_disjoint(Communicator& comm, Array<T, As...>& a) {
     comm.all_reduce(reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)});
