@@ -216,3 +216,24 @@ TEST_CASE("traffic_meter: each collective makes one call of its own kind and mov
   }
   CHECK_THROWS_AS((void)meter.of(devices), nax::argument_error);
 }
+
+TEST_CASE("grad(grad(f)) through ppermute: its rule is a Permute node, differentiated again") {
+  // Member m's f(x_m) = psum(ppermute(x^3)): d2f/dx_m^2 = 6 x_m whatever the permutation (every
+  // member's cube reaches the psum once). Before ppermute had a node of its own, its first
+  // derivative was scattered into memory and grad(grad) raised.
+  nax_test::random_source rng(2115);
+  for (int members : {1, 3, 4}) {
+    auto x = nax_test::random_array<double, batch>(rng, {members}, -2.0, 2.0);
+    auto pairs = random_pairs(rng, members, false);
+    auto second = [&](const auto& v) {
+      auto f = [&](const auto& q) { return nax::psum<batch>(nax::ppermute<batch>(q * q * q, pairs)); };
+      return nax::grad(nax::grad(f))(v);
+    };
+    nax::Array<double, batch> vm = nax::vmap<batch>(second)(x);
+    nax::Mesh<data> mesh(nax::host::devices(members), {members});
+    nax::Array<double, batch> xm = nax::xmap<nax::bind<batch, data>>(second, mesh)(x);
+    auto expected = [&](const nax_test::index_map& idx) { return 6 * nax_test::at(x, idx); };
+    nax_test::check_all(vm, expected, 1e-12, 1e-12);
+    nax_test::check_all(xm, expected, 1e-12, 1e-12);
+  }
+}
