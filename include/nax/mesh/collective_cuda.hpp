@@ -73,6 +73,7 @@ auto materialise_node(const nax::detail::Permute<C, Axis>& node, context& ctx) {
     assign_in_context(mutable_host_view(local), node.child, ctx);
     auto out = std::make_shared<Temporary>(nax::detail::extents_by_name<Layout>(node.child));  // zero-filled
     const index_t here = nax::detail::extent_of<Axis>(node.child);
+    nax::detail::require_members_tile_group("ppermute", static_cast<index_t>(node.source.size()), here, node.comm->size());
     const index_t member = here > 0 ? local.size() / here : 0;
     std::optional<device_array_for_t<T, axes<Axis>>> spare;  // for rounds this device receives nothing in
     const int me = node.comm->rank();
@@ -108,6 +109,7 @@ auto materialise_node(const nax::detail::AllToAll<C, N, Split, Concat>& node, co
     const nax::detail::all_to_all_layout<CA, N, Split> layout(node.child.extents());
     const index_t here = layout.members_here, block = layout.block();
     const index_t devices = here > 0 ? nax::detail::extent_of<Split>(node.child) / here : 0;
+    nax::detail::require_members_tile_group("all_to_all", nax::detail::extent_of<Split>(node.child), here, node.comm->size());
     Temporary send(Temporary::uninitialized, node.child.extents());
     for (index_t e = 0; e < devices; ++e) {  // peer e's blocks, contiguous
       auto part = source;

@@ -89,6 +89,7 @@ auto materialise_node(const Permute<C, Axis>& node, context& ctx) {
     assign_in_context(local.view(), node.child, ctx);
     auto out = std::make_shared<array_for_t<T, Layout>>(extents_by_name<Layout>(node.child));  // zeros
     const index_t here = extent_of<Axis>(node.child);
+    require_members_tile_group("ppermute", static_cast<index_t>(node.source.size()), here, node.comm->size());
     const index_t member = here > 0 ? local.size() / here : 0;
     std::unique_ptr<T[]> spare;  // a round's receive buffer on a device that receives nothing in it
     const int me = node.comm->rank();
@@ -120,6 +121,7 @@ auto materialise_node(const AllToAll<C, N, Split, Concat>& node, context& ctx) {
     const all_to_all_layout<CA, N, Split> layout(node.child.extents());
     const index_t here = layout.members_here, block = layout.block();
     const index_t devices = here > 0 ? extent_of<Split>(node.child) / here : 0;
+    require_members_tile_group("all_to_all", extent_of<Split>(node.child), here, node.comm->size());
     const auto elements = static_cast<std::size_t>(block * devices > 0 ? block * devices : 1);
     std::unique_ptr<T[]> send(new T[elements]);
     for (index_t e = 0; e < devices; ++e) {  // peer e's blocks, contiguous

@@ -5,12 +5,14 @@
 // needs.
 #pragma once
 #include <array>
+#include <string>
 #include <cstddef>
 #include <utility>
 #include <vector>
 
 #include "../core/axis_list.hpp"
 #include "../core/config.hpp"
+#include "../core/errors.hpp"
 #include "communicator.hpp"
 
 namespace nax::detail {
@@ -81,6 +83,16 @@ inline std::vector<permute_round> permute_rounds(const std::vector<index_t>& sou
     rounds[r - 1].pairs.emplace_back(static_cast<int>(s / here), static_cast<int>(dst / here));
   }
   return rounds;
+}
+
+// The members a node holds must tile the communicator's group: a mismatch would move the wrong
+// blocks silently, so it is an error naming the numbers (it means a binding and a
+// communicator disagree, never a user's extent, which the builders check).
+inline void require_members_tile_group(const char* what, index_t members, index_t here, int group) {
+  if (members != here * group)
+    throw device_error(std::string("nax: ") + what + ": " + std::to_string(members) + " members, but this device holds " +
+                       std::to_string(here) + " of them and the communicator's group has " + std::to_string(group) +
+                       " devices");
 }
 
 inline bool receives_in(const permute_round& round, int device) {
