@@ -1,4 +1,4 @@
-// Monte Carlo pi, 1000 keys x 10000 samples (the seed's benchmark), in samples per second:
+// Monte Carlo pi, 1000 keys x 10000 samples (the JAX program's benchmark), in samples per second:
 // nax vmap over the keys (one fused pass), nax as a loop over the keys, a hand-written fused
 // threefry loop (OpenMP over keys, simd over samples: the limit for these numbers on this
 // machine), and through monte_carlo_pi_peers.py numpy (its default generator, vectorised) and

@@ -6,7 +6,7 @@ Run by bench_monte_carlo_pi at the end (through $NAX_BENCH_PYTHON or python3), o
 Prints "peer NAME SECONDS CPU_SECONDS PI" per implementation: medians over the repetitions of
 the wall time and of the process's CPU time (all threads):
   numpy    numpy's default generator (PCG64), vectorised: float32 x and y of shape (1000, 10000)
-  jax_cpu  the seed's program: jax.jit(jax.vmap(monte_carlo_pi_single))(keys), on the CPU, with
+  jax_cpu  the JAX program's program: jax.jit(jax.vmap(monte_carlo_pi_single))(keys), on the CPU, with
            nax's key (jax.random.key(1768780800062) with jax_enable_x64: words 411, 3549241406);
            its estimate of pi equals nax's (the same random numbers).
 JAX is left out (with a line saying so) when it does not import.

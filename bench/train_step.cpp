@@ -1,6 +1,6 @@
 // A training step (forward, backward, update) with nax::value_and_grad against the same step
 // written by hand in plain C++ loops (issue 4: nax >= 0.9x of the hand-written step):
-// - the seed's linear model dot(x, w) + b, squared loss, batch 4096, 3 features, 1 output;
+// - the JAX program's linear model dot(x, w) + b, squared loss, batch 4096, 3 features, 1 output;
 // - a two-layer MLP tanh(x w1 + b1) w2 + b2, batch 4096, width 1024 (in = hidden = 1024),
 //   16 outputs, squared loss.
 // The hand-written MLP step uses cache-friendly i-k-j loops (vectorised by the compiler) and

@@ -1,5 +1,5 @@
 // nax basics: named axes, broadcasting and contraction by name, fused evaluation, and the
-// seed's linear model `dot(x, w) + b` with a squared loss, on one batch, on the host.
+// JAX program's linear model `dot(x, w) + b` with a squared loss, on one batch, on the host.
 #include <cmath>
 #include <iostream>
 
@@ -22,7 +22,7 @@ int main() {
   nax::Array<float, batch, out> p = pred;    // one fused pass (after the GEMM)
   std::cout << "first predictions " << nax::eval(nax::slice<batch>(p, 0, 3)) << "\n";
 
-  // Targets of a known linear rule, and the seed's squared loss.
+  // Targets of a known linear rule, and the JAX program's squared loss.
   nax::Array<float, batch, out> y = nax::dot<in>(x, nax::full<float, in, out>(0.25f, 3, 1)) - 1.0f;
   float loss = nax::mean(nax::square(pred - y)).item();
   std::cout << "loss " << loss << "\n";

@@ -1,4 +1,4 @@
-// The seed's communication patterns on 4 host devices: an all-reduce of gradients (pmean),
+// The JAX program's communication patterns on 4 host devices: an all-reduce of gradients (pmean),
 // model parallelism with the parameters split over the devices (all_gather of the partial
 // results), and complex_parallel_computation: psum_scatter, then all_gather, then a mean.
 #include <iostream>

@@ -1,4 +1,4 @@
-// The seed's Monte Carlo estimate of pi: 1000 keys x 10000 samples, once as a loop over the keys
+// The JAX program's Monte Carlo estimate of pi: 1000 keys x 10000 samples, once as a loop over the keys
 // and once as vmap over them (one fused pass over the 10^7 samples; the random numbers are
 // generated where they are consumed and never stored). Same keys, same numbers as JAX.
 // --cuda: the same vmapped program over device keys, one kernel on the GPU. The CUDA build is

@@ -1,4 +1,4 @@
-// The second seed's program: parallel logistic regression with pmap. 20 features, 32 examples
+// The second JAX program nax reproduces: parallel logistic regression with pmap. 20 features, 32 examples
 // on each of 4 host devices, labels +-1, loss -mean(log_sigmoid(y (x . w + b))); 100 steps of
 // gradient descent with the gradients averaged over the devices (pmean); the loss printed every
 // 20 steps. Data from nax::random (JAX's threefry). Exits non-zero unless the loss falls.

@@ -1,4 +1,4 @@
-// The seed's first program: data parallelism with pmap. A linear model dot(x, w) + b with a
+// The first JAX program nax reproduces: data parallelism with pmap. A linear model dot(x, w) + b with a
 // squared loss, trained for 10 steps on 4 host devices; each device holds 32 examples,
 // computes its loss and gradients with value_and_grad, and the gradients are averaged over
 // the devices with pmean (jax.lax.pmean(grads, 'batch')) before the update. Prints the mean
@@ -37,7 +37,7 @@ auto make_data() {
   return std::make_pair(std::move(x), std::move(y));
 }
 
-// The seed's model and loss: model(params, x) = dot(x, w) + b; loss = mean((pred - y)^2).
+// The JAX program's model and loss: model(params, x) = dot(x, w) + b; loss = mean((pred - y)^2).
 inline auto loss_fn = [](const auto& params, const auto& x, const auto& y) {
   auto pred = nax::dot<in>(x, std::get<0>(params)) + std::get<1>(params);
   return nax::mean(nax::square(pred - y));
@@ -48,7 +48,7 @@ inline auto loss_fn = [](const auto& params, const auto& x, const auto& y) {
 template <class Place>
 std::vector<double> train(bool print, const Place& place, const nax::Mesh<device>& mesh) {
   auto [x_all, y_all] = make_data<example>();
-  // (device, example, ...): the seed's x.reshape(4, 32, 3).
+  // (device, example, ...): the JAX program's x.reshape(4, 32, 3).
   auto x = place(nax::Array<float, device, example, in>(nax::split<example, device, example>(x_all, per_device)));
   auto y = place(nax::Array<float, device, example, out>(nax::split<example, device, example>(y_all, per_device)));
   auto params = nax::tuple(place(nax::ones<float, in, out>(features, 1)), place(nax::zeros<float, out>(1)));

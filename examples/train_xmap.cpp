@@ -1,4 +1,4 @@
-// The seed's first program written with xmap: the whole (128, 3) batch, its example axis
+// The first JAX program nax reproduces written with xmap: the whole (128, 3) batch, its example axis
 // bound by name to the one axis of a 4-device host mesh. Inside the step every value is per
 // example (the example axis is mapped), value_and_grad gives per-example gradients, and
 // pmean over the example axis averages them over the whole batch (all devices): the same

@@ -1,4 +1,4 @@
-// The seed's vmap examples in nax: a linear layer over a batch (in_axes (0, None)), a nested
+// The JAX program's vmap examples in nax: a linear layer over a batch (in_axes (0, None)), a nested
 // vmap over batch and sequence, and the three-argument einsum whose batch axis sits in a
 // different place in each argument. Names do the work that axis positions do in JAX.
 #include <cmath>

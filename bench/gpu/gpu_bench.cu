@@ -4,7 +4,7 @@
 //   sum_i    sum over the outer axis of the same array, GB/s, against the copy
 //   dot      8192^3 float contraction, TFLOP/s, against calling cublasSgemm directly
 //   pi       Monte Carlo pi from 10^9 threefry uniform pairs (nax::random on the device), Gsamples/s
-//   train_linear  the seed's training step (value_and_grad, then the update) of dot(x, w) + b,
+//   train_linear  the JAX program's training step (value_and_grad, then the update) of dot(x, w) + b,
 //            squared loss, batch 4096, 3 features, 1 output, on the device, steps/s
 //   train_mlp     the same step of a two-layer MLP tanh(x w1 + b1) w2 + b2, batch 4096, width
 //            1024, 16 outputs (bench/train_step.cpp's models), steps/s

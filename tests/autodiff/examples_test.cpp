@@ -1,4 +1,4 @@
-// The seed's training programs: train_xmap's losses equal train_pmap's (to 1e-6), and both fall.
+// The JAX program's training programs: train_xmap's losses equal train_pmap's (to 1e-6), and both fall.
 #define NAX_EXAMPLE_NO_MAIN
 #include <doctest/doctest.h>
 

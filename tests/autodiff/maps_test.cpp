@@ -31,7 +31,7 @@ TEST_CASE("grad inside pmap on 4 host devices: grad of pmean(loss) equals the si
   static_assert(std::is_same_v<decltype(g), nax::Array<double, in>>);  // replicated
   for (index_t f = 0; f < 3; ++f) CHECK(g(f) == doctest::Approx(ref(f)).epsilon(1e-12));
 
-  // The seed's way: each device's gradient of its own loss, averaged with pmean.
+  // The JAX program's way: each device's gradient of its own loss, averaged with pmean.
   auto [l2, g2] = nax::pmap<dev>([](const auto& p, const auto& xs, const auto& ys) {
     auto [l, gd] = nax::value_and_grad(loss)(p, xs, ys);
     return nax::tuple(l, nax::pmean<dev>(gd));

@@ -461,7 +461,7 @@ def family_relayout(out):
 
 
 # ---------------------------------------------------------------------------------------------
-# (e) grad: jax.grad / jax.value_and_grad of the seeds' losses and a two-layer MLP. The models
+# (e) grad: jax.grad / jax.value_and_grad of the JAX programs' losses and a two-layer MLP. The models
 # are the examples': train_pmap's linear model (w (in, out=1), b (out=1), y (example, out)),
 # train_logistic's (w (feature), b scalar, labels +-1), mlp_2d_mesh's two-layer MLP
 # (w1 (hidden, in), b1 (hidden), w2 (hidden, out), b2 (out)). Gradients are stored leaf by leaf
@@ -574,7 +574,7 @@ def family_grad(out):
 
 
 # ---------------------------------------------------------------------------------------------
-# (f) training: the seeds' training loops in JAX from the examples' initial params and data
+# (f) training: the JAX programs' training loops in JAX from the examples' initial params and data
 # (drawn with jax.random as the examples draw them with nax::random; float64 cases: the same
 # float32 data widened). Outputs: the loss of every step, then the final params.
 

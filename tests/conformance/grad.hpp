@@ -1,5 +1,5 @@
 // Shared by the conformance tests of families `grad` and `training` (grad_*_test.cpp,
-// training*_test.cpp): the examples' models and losses written for any element type, the seeds'
+// training*_test.cpp): the examples' models and losses written for any element type, the JAX programs'
 // training loops, and a helper comparing several outputs. Data: generate.py's family_grad and
 // family_training.
 #pragma once

@@ -1,5 +1,5 @@
 // Conformance with JAX, family `grad` (data/grad/), grad composed with the maps, float64:
-// vmap(grad(loss), in_axes=(None, 0, 0)) per-example gradients of the seeds' two losses, and the
+// vmap(grad(loss), in_axes=(None, 0, 0)) per-example gradients of the JAX programs' two losses, and the
 // pmap case of JAX issue 3970 on 4 host devices: value_and_grad of pmean of the devices' losses
 // w.r.t. replicated params is the single-device gradient of the mean loss. JAX computes the
 // latter with jax.shard_map; jax.pmap (0.10.2) returns each device's gradient of its own loss

@@ -1,4 +1,4 @@
-// Conformance with JAX, family `training` (data/training/), float64: the seeds' training loops
+// Conformance with JAX, family `training` (data/training/), float64: the JAX programs' training loops
 // (examples/train_pmap.cpp: 10 steps; train_logistic.cpp: 100 steps) run by JAX and by nax from
 // the same initial params and data (the float32 data, widened); every step's loss and the final
 // params agree to 1e-6. The loops: grad.hpp. (A float32 run of the same loops, the examples'
@@ -10,7 +10,7 @@ namespace {
 using namespace conf_grad;
 }  // namespace
 
-TEST_CASE("conformance training: the seeds' training loops in float64 (losses per step, final params) against JAX") {
+TEST_CASE("conformance training: the JAX programs' training loops in float64 (losses per step, final params) against JAX") {
   const auto cases = conf::load_family("training");
   auto run = [&](const Case& c) -> std::string {
     if (c.dtype() != "float64") return conf::skip();

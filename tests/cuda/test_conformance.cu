@@ -1,7 +1,7 @@
 // The JAX conformance suite (tests/conformance/) on the CUDA backend: the same programs as the
 // host tests (written once over a backend, tests/conformance/backend.hpp), the case's inputs
 // copied to the device, the results copied back and compared with JAX's by conf::compare with
-// the host's tolerances (grad: the seeds' losses and the MLP, float32). Cases the device cannot
+// the host's tolerances (grad: the JAX programs' losses and the MLP, float32). Cases the device cannot
 // run (functions of a C++ Key, element types not compiled for the device) are counted as
 // skipped, with the reason, never as passes. Without a GPU every case prints "CUDA tests skipped: no device".
 #include "device_support.hpp"
@@ -115,7 +115,7 @@ TEST_CASE("cuda conformance random: threefry keys and samplers on the device aga
   on_device("random", conf_random::run<every_type>, "random", 176, 187);
 }
 
-TEST_CASE("cuda conformance grad: the seeds' losses and the MLP (params tuples) against jax.grad") {
+TEST_CASE("cuda conformance grad: the JAX programs' losses and the MLP (params tuples) against jax.grad") {
   if (nax_cuda_test::no_device()) return;
   on_device("grad", conf_grad::run_losses_for<f32>, "grad/losses", 6, 12);
   on_device("grad", conf_grad::run_mlp_for<f32>, "grad/mlp", 4, 8);

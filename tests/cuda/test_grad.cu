@@ -1,5 +1,5 @@
 // grad and value_and_grad on device arrays against the host backend's, on random extents (0
-// and 1 included) in double precision: the seeds' linear and logistic losses, a two-layer
+// and 1 included) in double precision: the JAX programs' linear and logistic losses, a two-layer
 // MLP with a Hana-struct pytree, elementwise chains with where, every differentiable
 // reduction (max with ties), relayouts (transpose, slice: the scatter path, rename,
 // broadcast), argnums, vmap(grad) for per-example gradients, and grad(grad) of tanh.
@@ -40,7 +40,7 @@ auto mlp_loss = [](const auto& p, const auto& x, const auto& y) {
 };
 }  // namespace
 
-TEST_CASE("cuda grad: the seeds' linear and logistic losses match the host") {
+TEST_CASE("cuda grad: the JAX programs' linear and logistic losses match the host") {
   if (no_device()) return;
   for (int trial = 0; trial < 6; ++trial) {
     const index_t n = random_extent() + 1, f = random_extent() + 1;

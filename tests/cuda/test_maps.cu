@@ -2,7 +2,7 @@
 // collective of a vectorised axis; xmap over a mesh of emulated host devices that all run on
 // the current GPU (their collectives stage device data through host memory); xmap over a mesh
 // of the CUDA devices (NCCL reads device memory in place); GlobalArrays with device shards on
-// both kinds of mesh, read in place by xmap and gathered to the host. The seed's pmap training step
+// both kinds of mesh, read in place by xmap and gathered to the host. The JAX program's pmap training step
 // (value_and_grad, then pmean of the gradients) on device arrays is checked against the host
 // by examples/train_pmap.cpp --cuda (CTest example.train_pmap_cuda).
 #include "device_support.hpp"

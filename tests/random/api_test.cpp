@@ -228,7 +228,7 @@ TEST_CASE("keys that vary over a batch axis: each key its own stream, as jax.vma
 }
 
 TEST_CASE("samplers compose with other expressions and reductions") {
-  // The seed's Monte Carlo pi, 1000 keys x 10000 samples, as one batched expression: the number
+  // The JAX program's Monte Carlo pi, 1000 keys x 10000 samples, as one batched expression: the number
   // of points inside the circle equals JAX's (jit(vmap(...)) on CPU): 7852606, pi ~ 3.1410424.
   NAX_AXIS(point);
   auto keys = nr::split<batch>(nr::key(1768780800062), 1000);
@@ -307,7 +307,7 @@ TEST_CASE("samplers inside vmap: a mapped key array gives each member its own st
     for (index_t i = 0; i < 2; ++i)
       for (index_t j = 0; j < 2; ++j) CHECK(bits_of(n(i, b, j)) == nwant[4 * b + 2 * i + j]);
 
-  // The seed's function, written once for one key, mapped over 1000 keys: per-key counts as JAX.
+  // The JAX program's function, written once for one key, mapped over 1000 keys: per-key counts as JAX.
   NAX_AXIS(point);
   auto inside_single = [](const auto& k) {
     auto [kx, ky] = nr::split(k);

@@ -7,7 +7,7 @@ known       exact values of threefry_test.cpp and distributions_test.cpp (keys, 
             bits, uniform, normal, bernoulli, randint), as C++ initialisers
 api         the values of api_test.cpp: 2-D named shapes (row-major linear index over the axes in
             the order given to the sampler), keys along a batch axis (= jax.vmap over keys), and
-            the seed's Monte Carlo pi (count of points inside the circle)
+            the JAX program's Monte Carlo pi (count of points inside the circle)
 hashes      FNV-1a checksums of long outputs (2^20 values) used by the same tests
 exhaustive  checksums of JAX's transform of every float32 mantissa (uniform, normal): the sampler
             run on given bits, by replacing jax._src.random.core._random_bits (slow: minutes)
@@ -100,7 +100,7 @@ def api():
     print("vmap normal f32 split(key0,2) (2,2)", h32(jax.vmap(lambda k: R.normal(k, (2, 2), jnp.float32))(ks)))
     print("vmap randint split(key0,2) (4,) 0..100",
           np.asarray(jax.vmap(lambda k: R.randint(k, (4,), 0, 100, jnp.int32))(ks)).ravel().tolist())
-    # The seed's Monte Carlo pi with nax's key(1768780800062), uniform in float32 (JAX's default).
+    # The JAX program's Monte Carlo pi with nax's key(1768780800062), uniform in float32 (JAX's default).
     seed = 1768780800062
     key = R.wrap_key_data(jnp.array([seed >> 32, seed & 0xFFFFFFFF], jnp.uint32))
 

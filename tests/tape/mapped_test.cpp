@@ -212,7 +212,7 @@ TEST_CASE("xmap on 4 host devices of a function that calls grad, evaluating insi
     })(a, b);
   }, mesh)(w1, w2, x, y);
   static_assert(std::is_same_v<decltype(g1), nax::Array<double, in, hid>>);
-  // Each device's gradient of its own loss, averaged with pmean (the seed's way).
+  // Each device's gradient of its own loss, averaged with pmean (the JAX program's way).
   auto [v, h1, h2] = nax::xmap<nax::bind<dev, dev>>([](const auto& a, const auto& b, const auto& xs, const auto& ys) {
     auto [l, gs] = nax::value_and_grad<0, 1>([&](const auto& p, const auto& q) {
       return nax::mean(nax::square(evaluated_prediction(xs, p, q) - ys));

@@ -110,7 +110,7 @@ TEST_CASE("vmap: a linear layer over a batch equals a loop over the examples") {
     CHECK(nax_test::check_sizes(y, {{"i", nb}, {"out", no}}));
     nax_test::check_all(y, reference, 1e-5, 1e-6);
 
-    // The seed's in_axes=(0, None, None), and i placed after `out`.
+    // The JAX program's in_axes=(0, None, None), and i placed after `out`.
     auto y1 = nax::eval(nax::vmap<i>(layer, nax::in_axes(nax::mapped, nax::none, nax::none), nax::out_axes(nax::at<1>))(x, w, b));
     static_assert(std::is_same_v<decltype(y1), nax::Array<float, out, i>>);
     nax_test::check_all(y1, reference, 1e-5, 1e-6);
@@ -124,7 +124,7 @@ TEST_CASE("vmap: a linear layer over a batch equals a loop over the examples") {
 
 TEST_CASE("vmap: in_axes from<A> maps an argument over its axis A, which takes the mapped name") {
   nax_test::random_source rng(7);
-  // The seed's vmap(einsum('ab,bc->ac') + z, in_axes=(0, 1, 0)).
+  // The JAX program's vmap(einsum('ab,bc->ac') + z, in_axes=(0, 1, 0)).
   const index_t nb = 3, na = 2, nk = 4, nc = 5;
   auto x = nax_test::random_array<double, i, j, k>(rng, {nb, na, nk});  // batch i, rows j, contraction k
   auto y = nax_test::random_array<double, k, out, in>(rng, {nk, nb, nc});  // batch axis called `out`

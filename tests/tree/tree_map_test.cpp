@@ -67,7 +67,7 @@ void check_elementwise(const R& result, const P& p, const G& g, U update) {
 
 }  // namespace
 
-TEST_CASE("tree_map: the parameter update of the seed produces a Params") {
+TEST_CASE("tree_map: the parameter update of the JAX program produces a Params") {
   const Params params = make_params(1.0);
   const Params grads = make_params(10.0);
   auto updated = nax::tree_map([](auto p, auto g) { return p - 0.01f * g; }, params, grads);

@@ -2,7 +2,7 @@
 // thread of freed buffers of 1 KiB to 4 MiB. A training step makes the same temporaries
 // every step (cotangents, packed operands, gradients); handing one back costs a lookup in
 // 16 entries, where malloc first consolidates its small free chunks on every request of
-// 1 KiB or more (about a sixth of the seed's linear step). Core layer, used by array.hpp.
+// 1 KiB or more (about a sixth of the JAX program's linear step). Core layer, used by array.hpp.
 // Off under AddressSanitizer (so that it sees every free) and with NAX_NO_BUFFER_CACHE.
 #pragma once
 #include <cstddef>

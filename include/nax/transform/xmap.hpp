@@ -190,7 +190,7 @@ struct xmapped {
 
   // Inside grad (autodiff/tape.hpp): the devices' programs run on the mesh's threads, which
   // the tape does not see, so an argument that depends on a differentiated argument would
-  // reach the results as a constant. grad belongs inside the mapped function, as in the seeds.
+  // reach the results as a constant. grad belongs inside the mapped function, as in the JAX programs nax reproduces.
   template <class Arg>
   static void refuse_recorded_argument(const Arg& arg) {
     if constexpr (pytree<Arg>) {
