@@ -14,6 +14,7 @@
 #include "../tree/map.hpp"
 #include "axis_env.hpp"
 #include "collectives.hpp"
+#include "extent_agreement.hpp"
 #include "map_specs.hpp"
 #include "retag.hpp"
 
@@ -190,32 +191,20 @@ index_t leaf_mapped_extent(const Leaf& leaf) {
   else return extent_of<typename Spec::axis>(as_expr(leaf));
 }
 
-// The extent of N: every mapped leaf must agree (run-time error naming the arguments).
+// The extent of N: every mapped leaf must agree (transform/extent_agreement.hpp).
 template <class N, class InSpec, class... Args>
 index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
-  index_t extent = given.value_or(-1);
-  int first_argument = 0;
+  extent_agreement<N> agreement("vmap", given);
   auto visit_argument = [&]<std::size_t I>(std::integral_constant<std::size_t, I>, const auto& arg) {
     using Spec = spec_at_t<InSpec, I>;
     tree_visit_leaves([&](const auto& leaf) {
-      if constexpr (leaf_is_mapped<N, Spec, decltype(leaf)>()) {
-        index_t e = leaf_mapped_extent<N, Spec>(leaf);
-        if (extent < 0) {
-          extent = e;
-          first_argument = int(I) + 1;
-        } else if (e != extent) {
-          throw shape_error("nax: vmap over '" + std::string(axis_name<N>()) + "': mapped arguments disagree on its extent: " +
-                            (first_argument ? "argument " + std::to_string(first_argument) : std::string("map_size")) +
-                            " has " + std::to_string(extent) + ", argument " + std::to_string(I + 1) + " has " +
-                            std::to_string(e));
-        }
-      }
+      if constexpr (leaf_is_mapped<N, Spec, decltype(leaf)>()) agreement.absorb(leaf_mapped_extent<N, Spec>(leaf), int(I) + 1);
     }, arg);
   };
   [&]<std::size_t... I>(std::index_sequence<I...>) {
     (visit_argument(std::integral_constant<std::size_t, I>{}, args), ...);
   }(std::index_sequence_for<Args...>{});
-  return extent;
+  return agreement.extent();
 }
 
 template <class N, class Spec, class Arg>
@@ -286,11 +275,7 @@ struct vmapped {
       if constexpr (element<std::remove_cvref_t<decltype(leaf)>>) return leaf;
       else return nax::eval(leaf);
     };
-    if constexpr (is_std_tuple<std::remove_cvref_t<Outputs>>::value)
-      return std::apply([&](auto&&... o) { return std::tuple(tree_transform_leaves(std::move(o), evaluate)...); },
-                        std::move(outputs));
-    else
-      return tree_transform_leaves(std::move(outputs), evaluate);
+    return tree_transform_leaves(std::move(outputs), evaluate);  // a std::tuple of outputs is a tree node
   }
 };
 

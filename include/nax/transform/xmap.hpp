@@ -23,6 +23,7 @@
 #include "../mesh/collective_host.hpp"
 #include "../mesh/global_array.hpp"
 #include "../mesh/mesh.hpp"
+#include "extent_agreement.hpp"
 #include "vmap.hpp"
 
 namespace nax {
@@ -207,113 +208,156 @@ struct xmapped {
     }
   }
 
+  // The mapped call, in named steps: check the arguments against the bindings, agree on each
+  // logical axis's extent, then on every device of the mesh: place the arguments, bind the
+  // axes, evaluate f's outputs, and deliver them into the whole results.
   template <class... Args>
   auto operator()(Args&&... args) const {
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      static_assert((require_logical_axis_in_arguments<typename binding<I>::logical,
-                                                       any_argument_has<typename binding<I>::logical, Args...>()>::value &&
-                     ...));
-    }(std::make_index_sequence<nb>{});
-    std::array<placed_axis, nb> global{};
-    [&]<std::size_t... I>(std::index_sequence<I...>) {
-      (collect_extent<binding<I>>(global[I], args...), ...);
-      (check_divides<binding<I>>(global[I]), ...);
-    }(std::make_index_sequence<nb>{});
-
+    static_assert(bindings_name_argument_axes<Args...>());
+    const std::array<placed_axis, nb> global = agree_on_extents(args...);
     (check_global_array_sharding(args), ...);
     if (active_tape) [[unlikely]] (refuse_recorded_argument(args), ...);
     using Outputs = decltype(run_on_device(global, 0, args...));
     using Space = typename program_space<Outputs>::type;
     using Local = decltype(evaluate_outputs<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));
-    std::optional<Local> results;
-    std::mutex allocate;
-    std::vector<std::function<void()>> shard_writes;  // spaces whose shards one thread writes
+    delivery<Space, Local> results;
     Space::before_mesh();
     const int home = Space::home();
     const bool mesh_sets_device = mesh.devices().kind() == device_kind::cuda;
-    mesh.run([&](auto& device) {
+    mesh.run([&](auto& here) {
       typename Space::mesh_scope scope(home, mesh_sets_device);
-      std::array<placed_axis, nb> placed = global;
-      [&]<std::size_t... I>(std::index_sequence<I...>) { (place<binding<I>>(placed[I], device), ...); }(
-          std::make_index_sequence<nb>{});
-      std::array<std::optional<axis_scope>, nb> scopes;
+      const std::array<placed_axis, nb> placed = place_on(here, global);
+      bound_axes bound(placed);
+      // Every device evaluates every output (the same collectives in the same order), in one
+      // context so that shared work is done once; one device per shard writes the result.
+      auto ctx = Space::make_mesh_context();
+      auto local = evaluate_outputs<Space>(run_on_device(placed, here.device(), args...), ctx);
+      Space::finish(ctx);  // this device's outputs are complete
+      deliver(results, local, placed, here, ctx);
+    });
+    return std::move(*results.whole);
+  }
+
+ private:
+  // Every binding's logical axis is an axis of some argument (else a compile error naming it).
+  template <class... Args>
+  static constexpr bool bindings_name_argument_axes() {
+    return []<std::size_t... I>(std::index_sequence<I...>) {
+      return (require_logical_axis_in_arguments<typename binding<I>::logical,
+                                                any_argument_has<typename binding<I>::logical, Args...>()>::value &&
+              ... && true);
+    }(std::make_index_sequence<nb>{});
+  }
+
+  // Each logical axis's global extent, as the arguments agree on it, and its part per device.
+  template <class... Args>
+  std::array<placed_axis, nb> agree_on_extents(const Args&... args) const {
+    std::array<placed_axis, nb> global{};
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+      ((global[I].global = agreed_extent<binding<I>>(args...)), ...);
+      (check_divides<binding<I>>(global[I]), ...);
+    }(std::make_index_sequence<nb>{});
+    return global;
+  }
+
+  // The axes as this device holds them: its offset along each mesh-bound axis, and the mesh
+  // axis's communicator.
+  template <class Device>
+  static std::array<placed_axis, nb> place_on(Device& here, std::array<placed_axis, nb> placed) {
+    [&]<std::size_t... I>(std::index_sequence<I...>) { (place<binding<I>>(placed[I], here), ...); }(
+        std::make_index_sequence<nb>{});
+    return placed;
+  }
+
+  // The logical axes bound in this thread's axis environment while the device's program runs.
+  struct bound_axes {
+    std::array<std::optional<axis_scope>, nb> scopes;
+    explicit bound_axes(const std::array<placed_axis, nb>& placed) {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         (scopes[I].emplace(axis_binding{axis_key<typename binding<I>::logical>(), placed[I].local, placed[I].global,
                                         placed[I].offset, placed[I].comm}),
          ...);
       }(std::make_index_sequence<nb>{});
-      // Every device evaluates every output (the same collectives in the same order), in one
-      // context so that shared work is done once; one device per shard writes the result.
-      auto ctx = Space::make_mesh_context();
-      auto local = evaluate_outputs<Space>(run_on_device(placed, device.device(), args...), ctx);
-      Space::finish(ctx);  // this device's outputs are complete
-      // The first device of this process allocates the results (on its GPU, for device outputs).
-      const bool first = device.device() == mesh.local_devices().front();
-      {
-        std::lock_guard lock(allocate);
-        if (first) results.emplace(allocate_global(local));
-        if constexpr (!Space::parallel_shard_writes)
-          shard_writes.push_back([&] { write_shards<Space>(*results, local, placed, device); });
-      }
-      auto& everyone = all_devices_comm(device);
-      everyone.barrier();
-      { std::lock_guard lock(allocate); }  // the allocation is visible to this thread
-      if constexpr (Space::parallel_shard_writes) {
-        write_shards<Space>(*results, local, placed, device);
-      } else if (first) {
-        for (auto& write : shard_writes) write();  // every thread's local stays alive until the last barrier
-        Space::finish(ctx);                         // the results are on this thread's device
-      }
-      if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count())) {
-        // Devices of other processes wrote their shards into their own copies: sum them
-        // (every element is written by exactly one device, the rest are zeros).
-        tree_visit_leaves([&](auto& leaf) {
-          if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::combine_disjoint(everyone, leaf);
-        }, *results);
-      }
-      everyone.barrier();
-    });
-    return std::move(*results);
+    }
+  };
+
+  // The whole results as the devices of this process build them together.
+  template <class Space, class Local>
+  struct delivery {
+    std::optional<Local> whole;                       // allocated by this process's first device
+    std::mutex lock;
+    std::vector<std::function<void()>> shard_writes;  // spaces whose shards one thread writes
+  };
+
+  // This device's outputs into the whole results: the first device of this process allocates
+  // them (on its GPU, for device outputs); after a barrier each shard is written by one device
+  // (or, in a space whose writes must come from one thread, by the first device for all);
+  // devices of other processes' shards are then combined in; a last barrier keeps every
+  // device's `local` alive until its shards are written.
+  template <class Space, class Local, class Device>
+  void deliver(delivery<Space, Local>& results, const Local& local, const std::array<placed_axis, nb>& placed,
+               Device& here, typename Space::context& ctx) const {
+    const bool first = here.device() == mesh.local_devices().front();
+    {
+      std::lock_guard hold(results.lock);
+      if (first) results.whole.emplace(allocate_global(local));
+      if constexpr (!Space::parallel_shard_writes)
+        results.shard_writes.push_back([&] { write_shards<Space>(*results.whole, local, placed, here); });
+    }
+    auto& everyone = all_devices_comm(here);
+    everyone.barrier();
+    { std::lock_guard hold(results.lock); }  // the allocation is visible to this thread
+    if constexpr (Space::parallel_shard_writes) {
+      write_shards<Space>(*results.whole, local, placed, here);
+    } else if (first) {
+      for (auto& write : results.shard_writes) write();
+      Space::finish(ctx);  // the results are on this thread's device
+    }
+    if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count()))
+      combine_across_processes<Space>(*results.whole, everyone);
+    everyone.barrier();
   }
 
- private:
+  // Devices of other processes wrote their shards into their own copies: sum them (every
+  // element is written by exactly one device, the rest are zeros).
+  template <class Space, class Whole>
+  static void combine_across_processes(Whole& whole, communicator& everyone) {
+    tree_visit_leaves([&](auto& leaf) {
+      if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::combine_disjoint(everyone, leaf);
+    }, whole);
+  }
+
   template <class Device>
-  static communicator& all_devices_comm(Device& device) {
+  static communicator& all_devices_comm(Device& here) {
     return [&]<class... Ns>(axes<Ns...>) -> communicator& {
-      return device.template comm<Ns...>();
+      return here.template comm<Ns...>();
     }(typename Mesh::axis_names{});
   }
 
+  // The extent of B's logical axis over every argument that has it (GlobalArrays at their
+  // global extents), agreed as vmap agrees (transform/extent_agreement.hpp).
   template <class B, class... Args>
-  static void collect_extent(placed_axis& p, const Args&... args) {
+  static index_t agreed_extent(const Args&... args) {
     using L = typename B::logical;
-    int first = 0, position = 0;
-    // The first extent seen is kept; a later different one is an error naming both arguments.
-    auto absorb = [&](index_t e) {
-      if (p.global < 0) {
-        p.global = e;
-        first = position;
-      } else if (e != p.global) {
-        throw shape_error("nax: xmap over '" + std::string(axis_name<L>()) + "': arguments disagree on its extent: argument " +
-                          std::to_string(first) + " has " + std::to_string(p.global) + ", argument " +
-                          std::to_string(position) + " has " + std::to_string(e));
-      }
-    };
+    extent_agreement<L> agreement("xmap");
+    int position = 0;
     auto visit = [&](const auto& arg) {
       ++position;
       using D = std::remove_cvref_t<decltype(arg)>;
       if constexpr (is_global_array_v<D>) {
-        if constexpr (contains_v<L, typename D::axes_type>) absorb(arg.extents()[index_of_v<L, typename D::axes_type>]);
-        return;
-      } else
-      tree_visit_leaves([&](const auto& leaf) {
-        using Leaf = decltype(leaf);
-        if constexpr (!element<std::remove_cvref_t<Leaf>>) {
-          if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) absorb(extent_of<L>(as_expr(leaf)));
-        }
-      }, arg);
+        if constexpr (contains_v<L, typename D::axes_type>)
+          agreement.absorb(arg.extents()[index_of_v<L, typename D::axes_type>], position);
+      } else {
+        tree_visit_leaves([&](const auto& leaf) {
+          using Leaf = decltype(leaf);
+          if constexpr (!element<std::remove_cvref_t<Leaf>>) {
+            if constexpr (contains_v<L, visible_t<expr_t<Leaf>>>) agreement.absorb(extent_of<L>(as_expr(leaf)), position);
+          }
+        }, arg);
+      }
     };
     (visit(args), ...);
+    return agreement.extent();
   }
 
   template <class B>
@@ -437,10 +481,7 @@ struct xmapped {
         return out;
       }
     };
-    if constexpr (is_std_tuple<Outputs>::value)
-      return std::apply([&](const auto&... o) { return std::tuple(tree_transform_leaves(o, evaluate)...); }, outputs);
-    else
-      return tree_transform_leaves(outputs, evaluate);
+    return tree_transform_leaves(outputs, evaluate);  // a std::tuple of outputs is a tree node
   }
 
   // The whole output: mesh-bound axes at their global extents, zero-filled.
@@ -459,10 +500,7 @@ struct xmapped {
         return X(extents);
       }
     };
-    if constexpr (is_std_tuple<Local>::value)
-      return std::apply([&](const auto&... o) { return std::tuple(tree_transform_leaves(o, allocate)...); }, local);
-    else
-      return tree_transform_leaves(local, allocate);
+    return tree_transform_leaves(local, allocate);
   }
 
   template <class A>
