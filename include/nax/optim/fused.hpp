@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../backend/host/space.hpp"
 #include "tree.hpp"
 
 namespace nax::optim::detail {

@@ -3,7 +3,8 @@
 // kernel (backend/cuda/elementwise.hpp), which stores the extra outputs with 16-byte lane
 // stores where their rows are aligned, element by element otherwise.
 #pragma once
-#include "../cuda.hpp"
+#include "../backend/cuda/elementwise.hpp"
+#include "../backend/cuda/space.hpp"
 #include "fused.hpp"
 
 namespace nax::optim::detail {

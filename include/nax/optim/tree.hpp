@@ -9,7 +9,11 @@
 #include <type_traits>
 #include <utility>
 
-#include "../nax.hpp"
+#include "../backend/host/evaluate.hpp"
+#include "../expr/math.hpp"
+#include "../expr/reduce.hpp"
+#include "../transform/collectives.hpp"
+#include "../tree/tree.hpp"
 
 namespace nax::optim {
 namespace detail {

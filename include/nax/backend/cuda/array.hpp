@@ -9,7 +9,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "../../nax.hpp"
+#include "../../core/checks.hpp"
+#include "../../core/element_type.hpp"
+#include "../../core/shape.hpp"
+#include "../../expr/node.hpp"
 #include "buffer.hpp"
 
 namespace nax::cuda {

@@ -13,9 +13,15 @@
 #include <vector>
 
 #include "../../expr/collective.hpp"
+#include "../../expr/contract.hpp"
+#include "../../expr/generate.hpp"
 #include "../../expr/index.hpp"
+#include "../../expr/join.hpp"
+#include "../../expr/reduce.hpp"
+#include "../../expr/relayout.hpp"
 #include "../../expr/scan.hpp"
 #include "../../expr/sort.hpp"
+#include "../../expr/types_for.hpp"
 #include "array.hpp"
 
 namespace nax::cuda::detail {

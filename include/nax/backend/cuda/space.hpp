@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 
+#include "../host/space.hpp"
 #include "assign.hpp"
 #include "host_staging.hpp"
 
