@@ -13,6 +13,8 @@ namespace detail {
 
 template <class Op, class C, class... Removed>
 struct Reduce : node_interface<Reduce<Op, C, Removed...>> {
+  static_assert(reduction_op<Op>, "nax: Reduce over Op, which is not a reduction_op (expr/reduce_ops.hpp: result, "
+                                  "identity and combine)");
   using child_type = C;
   using removed_axes = axes<Removed...>;
   using axes_type = difference_t<typename C::axes_type, removed_axes>;

@@ -1,5 +1,8 @@
 // The combining operations of reductions: identity and combine, for host loops and kernels.
+// The concept reduction_op states what one provides; a Reduce node over anything else fails
+// with that name.
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -11,6 +14,16 @@ namespace nax::detail {
 // Sums and products of bool count in int32, as JAX.
 template <class T>
 using accumulate_t = std::conditional_t<std::is_same_v<T, bool>, std::int32_t, T>;
+
+// A reduction: result<T> (the accumulated type, T for most), identity<T>() (the value an
+// empty reduction gives) and combine<T>(a, b), associative, so that loops and kernels may
+// reduce in any grouping. Checked at float, the type every reduction supports.
+template <class Op>
+concept reduction_op = requires(float a, float b) {
+  typename Op::template result<float>;
+  { Op::template identity<float>() } -> std::same_as<float>;
+  { Op::template combine<float>(a, b) } -> std::same_as<float>;
+};
 
 struct sum_op {
   template <class T>

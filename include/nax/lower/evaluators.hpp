@@ -15,8 +15,13 @@
 //                     index 0. The loops fold while they can, so that an array with short
 //                     trailing axes (a size-1 "out" axis, say) runs long inner loops instead
 //                     of paying a row's setup per element.
+//   visit_leaves(v)   v(leaf) for every leaf_eval it reads (alias checks, and on a thread's
+//                     own copy, the host loop's gatherer, which repoints them).
+// The concept `evaluator` below states this protocol; the loops and kernels require it, so an
+// evaluator that lacks a member fails there, with the concept's name.
 #pragma once
 #include <array>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 
@@ -25,6 +30,26 @@
 #include "lanes.hpp"
 
 namespace nax::detail {
+
+// The evaluator protocol (above). get_lanes<L> is required where lanes are read (lanes.hpp).
+// visit_leaves is checked with a named visitor: nvcc 13 holds a lambda in a concept unsatisfied
+// (docs/toolchain.md).
+struct any_leaf_visitor {
+  template <class Leaf>
+  void operator()(const Leaf&) const {}
+};
+template <class Ev>
+concept evaluator = std::copy_constructible<Ev> && requires(Ev& ev, const Ev& read, const index_t* idx, index_t i,
+                                                            std::size_t k) {
+  typename Ev::value_type;
+  ev.set_row(idx);
+  { read.template get<true>(i) } -> std::convertible_to<typename Ev::value_type>;
+  { read.template get<false>(i) } -> std::convertible_to<typename Ev::value_type>;
+  { read.unit_inner() } -> std::same_as<bool>;
+  { read.can_fold(k, i, i) } -> std::same_as<bool>;
+  ev.fold(k, i, i);
+  read.visit_leaves(any_leaf_visitor{});
+};
 
 // Folding of one affine index (stride per loop axis). moves_inner: whether the type lets the
 // index move along the innermost axis.
@@ -82,6 +107,10 @@ struct leaf_eval {
   void fold(std::size_t k, index_t ek, index_t en) { affine_fold(stride, DependsInner, k, ek, en); }
   template <class V>
   void visit_leaves(V&& v) const {
+    v(*this);
+  }
+  template <class V>
+  void visit_leaves(V&& v) {
     v(*this);
   }
 };
@@ -197,6 +226,10 @@ struct generate_eval {
   void visit_leaves(V&& v) const {
     seed.visit_leaves(v);
   }
+  template <class V>
+  void visit_leaves(V&& v) {
+    seed.visit_leaves(v);
+  }
 };
 
 // The evaluator of Map<F, ...>: F of its children's values. The index sequence Is (one per
@@ -234,6 +267,10 @@ struct map_eval<F, std::index_sequence<Is...>, Evs...> {
   template <class V>
   void visit_leaves([[maybe_unused]] V&& v) const {
     (static_cast<const pack_slot<Is, Evs>&>(children).value.visit_leaves(v), ...);
+  }
+  template <class V>
+  void visit_leaves([[maybe_unused]] V&& v) {
+    (static_cast<pack_slot<Is, Evs>&>(children).value.visit_leaves(v), ...);
   }
 };
 

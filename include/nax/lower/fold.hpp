@@ -13,7 +13,7 @@ namespace nax::detail {
 // Merges loop axes first..N-2 into the innermost one, from the nearest outwards, while ev
 // and the output's strides (out_strides, unless null) allow it (see can_fold in
 // lower/evaluators.hpp): an array with short trailing axes then runs long inner loops.
-template <class Ev, std::size_t N>
+template <evaluator Ev, std::size_t N>
 void fold_inner_axes(Ev& ev, std::array<index_t, N>& extents, std::size_t first, std::array<index_t, N>* out_strides) {
   if constexpr (N >= 2) {
     for (std::size_t k = N - 1; k-- > first;) {

@@ -63,6 +63,11 @@ struct gather_eval {
     index.visit_leaves(v);
     v(whole);
   }
+  template <class V>
+  void visit_leaves(V&& v) {
+    index.visit_leaves(v);
+    v(whole);
+  }
 };
 
 }  // namespace nax::detail

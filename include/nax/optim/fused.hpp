@@ -131,6 +131,11 @@ struct multi_eval<Main, std::tuple<Sides...>, std::tuple<Streams...>> {
     main.visit_leaves(v);
     sides.apply([&v](const auto&... s) { (s.visit_leaves(v), ...); });
   }
+  template <class V>
+  void visit_leaves(V&& v) {
+    main.visit_leaves(v);
+    sides.apply([&v](auto&... s) { (s.visit_leaves(v), ...); });
+  }
 };
 
 // Owning arrays (an output can be one, or be made like one). The CUDA backend's are added by

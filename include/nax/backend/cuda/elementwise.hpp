@@ -67,7 +67,7 @@ inline dim3 elementwise_grid(index_t rows, index_t n, int device) {
 }
 
 // out[...] = ev over the loop nest given by extents (strides: out's, in loop order).
-template <class Ev, class T, std::size_t N>
+template <nax::detail::evaluator Ev, class T, std::size_t N>
 void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& given_extents,
                      const std::array<index_t, N>& given_strides, const context& ctx) {
   for (index_t e : given_extents)

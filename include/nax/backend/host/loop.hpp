@@ -82,19 +82,18 @@ index_t last_stride(const Leaf& leaf) {
 // gather() fills after each set_row. Leaves are reached through visit_leaves (the hook the
 // alias check uses, which every evaluator implements) in the constructor only, which keeps
 // what each evaluator type instantiates small: gather() works on the recorded leaves (their
-// memory, stride, element size and the address of their row offset). The copy is not
-// const, so writing to its leaves through the const references visit_leaves hands out is sound.
+// memory, stride, element size and the address of their row offset). The copy is the thread's
+// own, so visit_leaves hands out its leaves to be changed.
 class leaf_gatherer {
  public:
   template <class Ev>
   leaf_gatherer(Ev& local, index_t columns) {
     std::size_t bytes = 0;
-    local.visit_leaves([&](const auto& leaf) {
+    local.visit_leaves([&](auto& own) {
+      const auto& leaf = own;
       if (leaf.unit_inner()) return;
-      using L = std::remove_cvref_t<decltype(leaf)>;
       using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
       static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
-      L& own = const_cast<L&>(leaf);
       const index_t stride = last_stride(leaf);
       const index_t stride_bytes = (stride < 0 ? -stride : stride) * static_cast<index_t>(sizeof(T));
       if (stride_bytes >= cache_line_bytes) jumps_lines_ = true;
@@ -103,11 +102,9 @@ class leaf_gatherer {
     });
     if (sources_.empty()) return;
     buffer_.reset(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{64})));
-    local.visit_leaves([&](const auto& leaf) {
-      if (leaf.unit_inner()) return;
-      using L = std::remove_cvref_t<decltype(leaf)>;
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
-      L& own = const_cast<L&>(leaf);
+    local.visit_leaves([&](auto& own) {
+      if (own.unit_inner()) return;
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(own.data)>>;
       for (const source& s : sources_)
         if (s.row == &own.row) own.data = reinterpret_cast<const T*>(buffer_.get() + s.offset);
       if constexpr (std::tuple_size_v<decltype(own.stride)> > 0) own.stride.back() = 1;
@@ -187,7 +184,7 @@ void for_each_tile_row(const Ev& ev, const std::array<index_t, N>& extents, inde
   });
 }
 
-template <class Ev, class T, std::size_t N>
+template <evaluator Ev, class T, std::size_t N>
 void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& given_extents,
                      const std::array<index_t, N>& given_out_strides) {
   for (index_t e : given_extents)

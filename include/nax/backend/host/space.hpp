@@ -7,6 +7,7 @@
 // forward and backward passes) and xmap (each device's program) name no backend: they ask
 // the space.
 #pragma once
+#include <concepts>
 #include <cstdint>
 #include <memory>
 #include <type_traits>
@@ -70,19 +71,47 @@ struct host_space {
     v.data()[0] = leaf.view.data()[0];
     return v;
   }
-  // Combines a result that each member wrote a part of (zeros elsewhere) into the whole, on
-  // every member (in place): a sum of bytes, exact for every type (bool and 16-bit integers
-  // too, which NCCL cannot add; -0.0 and NaN payloads kept).
   // Sums an array over the communicator's members, in place on every member.
   template <class Communicator, class T, class... As>
   static void sum_over_members(Communicator& comm, Array<T, As...>& a) {
     comm.all_reduce(a.data(), a.size());
   }
+  // Combines a result that each member wrote a part of (zeros elsewhere) into the whole, on
+  // every member (in place): a sum of bytes, exact for every type (bool and 16-bit integers
+  // too, which NCCL cannot add; -0.0 and NaN payloads kept).
   template <class Communicator, class T, class... As>
   static void combine_disjoint(Communicator& comm, Array<T, As...>& a) {
     comm.all_reduce(reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)});
   }
 };
+
+// The memory-space protocol, host_space's members above: what grad's tape, xmap and
+// GlobalArray call to run a program in a space and to move its results. A backend's space
+// (nax::cuda::detail::device_space) provides the same; one that lacks a member fails where
+// space_of_t names it, with this concept's name. The communicator members are checked for
+// their signatures only (communicator_archetype stands for mesh/communicator.hpp's class,
+// a layer above).
+struct communicator_archetype {};
+template <class S>
+concept memory_space =
+    std::constructible_from<typename S::mesh_scope, int, bool> &&
+    requires(typename S::context& ctx, typename S::template array<float, axes<>>& a, const ArrayView<float>& out,
+             communicator_archetype& comm) {
+      { S::make_context() } -> std::same_as<typename S::context>;
+      { S::make_mesh_context() } -> std::same_as<typename S::context>;
+      { S::context_for(a) } -> std::same_as<typename S::context>;
+      { S::home() } -> std::same_as<int>;
+      { S::parallel_shard_writes } -> std::convertible_to<bool>;
+      S::before_mesh();
+      S::finish(ctx);
+      { S::writable(a) } -> std::same_as<ArrayView<float>>;
+      S::assign(out, S::read(out, ctx), ctx);
+      S::sum_over_members(comm, a);
+      S::combine_disjoint(comm, a);
+    };
+
+template <memory_space S>
+using checked_space_t = S;
 
 // The space of an expression: the host unless a backend claims it (the CUDA backend
 // specialises this for expressions that read device arrays).
@@ -91,7 +120,7 @@ struct space_of {
   using type = host_space;
 };
 template <class E>
-using space_of_t = typename space_of<std::remove_cvref_t<E>>::type;
+using space_of_t = checked_space_t<typename space_of<std::remove_cvref_t<E>>::type>;
 
 // The space of a program with several outputs: the first that is not the host's, else the
 // host's (an output of another space then fails to compile with the mixing message).
