@@ -260,7 +260,7 @@ auto differentiate(const F& f, const Args&... args) {
 // backward pass runs as usual; each cotangent that reaches a use of the inner variable (a
 // sum of these is the inner gradient, the outer function's value) is differentiated at
 // once, with cotangent 1, into the outer variables: d/dx of df/dx. Its nodes are
-// partial<F, J> functors, whose derivatives are the second partials of functors.hpp.
+// partial<F, J> functors, whose derivatives are the second partials of expr/partials.hpp.
 template <bool WithValue, std::size_t... OuterArgnums, class F, class... Args>
 auto differentiate_second(const F& inner_grad, const Args&... args) {
   using G = typename grad_parts<F>::function;

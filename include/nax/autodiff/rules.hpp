@@ -10,6 +10,7 @@
 #include <string>
 
 #include "../backend/host/index.hpp"
+#include "../expr/partials.hpp"
 #include "../mesh/communicator.hpp"
 #include "cotangent.hpp"
 #include "tape.hpp"

@@ -9,45 +9,38 @@ namespace nax {
 template <class A, class B>
 concept binary_operands = operand<A> && operand<B> && (array_like<A> || array_like<B>);
 
-#define NAX_BINARY_OPERATOR(OP, FN)                     \
-  template <class A, class B>                           \
-    requires binary_operands<A, B>                      \
-  auto operator OP(A&& a, B&& b) {                      \
+// One builder per functor: NAME(a, b) (an operator or a function) is the Map of functor FN over a and b.
+#define NAX_BINARY_BUILDER(NAME, FN)                                                     \
+  template <class A, class B>                                                           \
+    requires binary_operands<A, B>                                                      \
+  auto NAME(A&& a, B&& b) {                                                             \
     return detail::make_binary<detail::fn::FN>(std::forward<A>(a), std::forward<B>(b)); \
   }
-NAX_BINARY_OPERATOR(+, plus)
-NAX_BINARY_OPERATOR(-, minus)
-NAX_BINARY_OPERATOR(*, multiplies)
-NAX_BINARY_OPERATOR(/, divides)
-NAX_BINARY_OPERATOR(<, less)
-NAX_BINARY_OPERATOR(<=, less_equal)
-NAX_BINARY_OPERATOR(>, greater)
-NAX_BINARY_OPERATOR(>=, greater_equal)
-NAX_BINARY_OPERATOR(==, equal_to)
-NAX_BINARY_OPERATOR(!=, not_equal_to)
-NAX_BINARY_OPERATOR(&&, logical_and)
-NAX_BINARY_OPERATOR(||, logical_or)
-#undef NAX_BINARY_OPERATOR
-
-#define NAX_BINARY_FUNCTION(NAME, FN)                   \
-  template <class A, class B>                           \
-    requires binary_operands<A, B>                      \
-  auto NAME(A&& a, B&& b) {                             \
-    return detail::make_binary<detail::fn::FN>(std::forward<A>(a), std::forward<B>(b)); \
-  }
-NAX_BINARY_FUNCTION(maximum, maximum)
-NAX_BINARY_FUNCTION(minimum, minimum)
-NAX_BINARY_FUNCTION(pow, pow)
-NAX_BINARY_FUNCTION(logical_and, logical_and)
-NAX_BINARY_FUNCTION(logical_or, logical_or)
-NAX_BINARY_FUNCTION(arctan2, arctan2)
-NAX_BINARY_FUNCTION(hypot, hypot)
+NAX_BINARY_BUILDER(operator+, plus)
+NAX_BINARY_BUILDER(operator-, minus)
+NAX_BINARY_BUILDER(operator*, multiplies)
+NAX_BINARY_BUILDER(operator/, divides)
+NAX_BINARY_BUILDER(operator<, less)
+NAX_BINARY_BUILDER(operator<=, less_equal)
+NAX_BINARY_BUILDER(operator>, greater)
+NAX_BINARY_BUILDER(operator>=, greater_equal)
+NAX_BINARY_BUILDER(operator==, equal_to)
+NAX_BINARY_BUILDER(operator!=, not_equal_to)
+NAX_BINARY_BUILDER(operator&&, logical_and)
+NAX_BINARY_BUILDER(operator||, logical_or)
+NAX_BINARY_BUILDER(maximum, maximum)
+NAX_BINARY_BUILDER(minimum, minimum)
+NAX_BINARY_BUILDER(pow, pow)
+NAX_BINARY_BUILDER(logical_and, logical_and)
+NAX_BINARY_BUILDER(logical_or, logical_or)
+NAX_BINARY_BUILDER(arctan2, arctan2)
+NAX_BINARY_BUILDER(hypot, hypot)
 // fmod: truncated division's remainder (sign of a); remainder and mod: floored division's (sign
 // of b), as jnp.fmod, jnp.remainder and jnp.mod. Integer division by zero gives 0.
-NAX_BINARY_FUNCTION(fmod, fmod)
-NAX_BINARY_FUNCTION(remainder, remainder)
-NAX_BINARY_FUNCTION(mod, remainder)
-#undef NAX_BINARY_FUNCTION
+NAX_BINARY_BUILDER(fmod, fmod)
+NAX_BINARY_BUILDER(remainder, remainder)
+NAX_BINARY_BUILDER(mod, remainder)
+#undef NAX_BINARY_BUILDER
 
 // x limited to [lo, hi], as jnp.clip(x, lo, hi): maximum with lo, then minimum with hi (a NaN
 // stays NaN; lo > hi gives hi). lo and hi broadcast by name like any operand.
