@@ -62,8 +62,8 @@ auto materialise_node(const nax::detail::Permute<C, Axis>& node, context& ctx) {
     for (index_t d = 0; d < static_cast<index_t>(node.source.size()); ++d) {
       if (node.source[d] < 0) continue;  // non-destinations receive zeros
       auto part = source;
-      part.view = nax::detail::host::narrow<Axis>(source.view, node.source[d], 1);
-      assign_in_context(nax::detail::host::narrow<Axis>(whole, d, 1), part, ctx);
+      part.view = nax::detail::narrow<Axis>(source.view, node.source[d], 1);
+      assign_in_context(nax::detail::narrow<Axis>(whole, d, 1), part, ctx);
     }
     return leaf_of(std::as_const(*out).view(), out).as_leaf();
   } else {
@@ -113,7 +113,7 @@ auto materialise_node(const nax::detail::AllToAll<C, N, Split, Concat>& node, co
     Temporary send(Temporary::uninitialized, node.child.extents());
     for (index_t e = 0; e < devices; ++e) {  // peer e's blocks, contiguous
       auto part = source;
-      part.view = nax::detail::host::narrow<Split>(source.view, e * here, here);
+      part.view = nax::detail::narrow<Split>(source.view, e * here, here);
       nax::detail::view_for_t<T, CA> into(send.data() + e * block, part.view.extents(), layout.send_strides);
       assign_in_context(into, part, ctx);
     }

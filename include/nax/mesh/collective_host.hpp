@@ -10,7 +10,7 @@
 #include <utility>
 
 #include "../backend/host/assign.hpp"
-#include "../backend/host/join.hpp"
+#include "../core/view_slicing.hpp"
 #include "../expr/collective.hpp"
 #include "../expr/reduce_ops.hpp"
 #include "collective_plan.hpp"

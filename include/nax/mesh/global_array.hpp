@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "../backend/host/assign.hpp"
-#include "../backend/host/join.hpp"
+#include "../core/view_slicing.hpp"
 #include "../backend/host/space.hpp"
 #include "mesh.hpp"
 
@@ -50,7 +50,7 @@ template <class... As, class E>
 E view_narrowed_to(E e, const std::array<index_t, sizeof...(As)>& begin, const std::array<index_t, sizeof...(As)>& count) {
   if constexpr (has_strided_view<E>) {
     std::size_t k = 0;
-    ((e.view = host::narrow<As>(e.view, begin[k], count[k]), ++k), ...);
+    ((e.view = narrow<As>(e.view, begin[k], count[k]), ++k), ...);
   }
   return e;
 }
@@ -134,7 +134,7 @@ class basic_global_array {
   View narrow_all(View view, int device) const {
     return [&]<class... As>(axes<As...>) {
       std::size_t j = 0;
-      ((view = split_over_[j] >= 0 ? detail::host::narrow<As>(view, offset(device, j), extents_[j] / split_into_[j])
+      ((view = split_over_[j] >= 0 ? detail::narrow<As>(view, offset(device, j), extents_[j] / split_into_[j])
                                    : view,
         ++j),
        ...);

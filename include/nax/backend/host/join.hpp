@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "../../core/view_slicing.hpp"
 #include "assign.hpp"
 
 namespace nax::detail {
@@ -26,28 +27,6 @@ auto make_temporary(temporary_of<T, Axes>, const std::array<index_t, Axes::size>
   return std::pair(out->view(), leaf_of(std::as_const(*out).view(), out));
 }
 
-// The part of `view` at index `at` along Axis, without that axis.
-template <class Axis, class T, class... As>
-auto drop_axis(const ArrayView<T, As...>& view, index_t at) {
-  using Rest = difference_t<axes<As...>, axes<Axis>>;
-  constexpr std::size_t j = index_of_v<Axis, axes<As...>>;
-  std::array<index_t, Rest::size> extents{}, strides{};
-  [&]<class... Rs>(axes<Rs...>) {
-    extents = {view.extents()[index_of_v<Rs, axes<As...>>]...};
-    strides = {view.strides()[index_of_v<Rs, axes<As...>>]...};
-  }(Rest{});
-  return view_for_t<T, Rest>(view.data() + at * view.strides()[j], extents, strides);
-}
-
-// Elements [begin, begin + count) along Axis.
-template <class Axis, class T, class... As>
-ArrayView<T, As...> narrow(const ArrayView<T, As...>& view, index_t begin, index_t count) {
-  constexpr std::size_t j = index_of_v<Axis, axes<As...>>;
-  auto extents = view.extents();
-  extents[j] = count;
-  return {view.data() + begin * view.strides()[j], extents, view.strides()};
-}
-
 }  // namespace nax::detail::host
 
 namespace nax::detail {
@@ -62,11 +41,11 @@ auto join_into_temporary(const Join<Axis, IsStack, Cs...>& node, Ctx& ctx) {
   index_t at = 0;
   auto write = [&](const auto& child) {
     if constexpr (IsStack) {
-      assign_in_context(host::drop_axis<Axis>(whole, at), make_map<fn::cast_to<T>>(child), ctx);
+      assign_in_context(drop_axis<Axis>(whole, at), make_map<fn::cast_to<T>>(child), ctx);
       ++at;
     } else {
       index_t count = extent_of<Axis>(child);
-      assign_in_context(host::narrow<Axis>(whole, at, count), make_map<fn::cast_to<T>>(child), ctx);
+      assign_in_context(narrow<Axis>(whole, at, count), make_map<fn::cast_to<T>>(child), ctx);
       at += count;
     }
   };
