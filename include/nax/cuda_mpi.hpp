@@ -7,7 +7,7 @@
 //     nax::mpi::environment env(argc, argv);
 //     auto gpus = nax::cuda::mpi_world();   // collective; makes this rank's GPU current
 //     nax::Mesh<data> mesh(gpus, {gpus.count()});
-//     mesh.run([&](nax::device_context<data>& device) { device.comm<data>().all_reduce(buffer); });
+//     mesh.run([&](nax::mesh_device<data>& device) { device.comm<data>().all_reduce(buffer); });
 //   }
 //   mpirun -np 8 ./program                  // e.g. 2 nodes of 4 GPUs
 //

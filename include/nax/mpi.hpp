@@ -4,7 +4,7 @@
 //   int main(int argc, char** argv) {
 //     nax::mpi::environment env(argc, argv);            // MPI_Init_thread ... MPI_Finalize
 //     nax::Mesh<data> mesh(nax::mpi::world(), {nax::mpi::world().count()});
-//     mesh.run([&](nax::device_context<data>& device) { device.comm<data>().all_reduce(buffer); });
+//     mesh.run([&](nax::mesh_device<data>& device) { device.comm<data>().all_reduce(buffer); });
 //   }
 //   mpirun -np 4 ./program
 //

@@ -9,5 +9,5 @@ NAX_AXIS(batch);
 
 int main() {
   nax::Mesh<data, model> mesh(nax::host::devices(4), {2, 2});
-  mesh.run([](nax::device_context<data, model>& device) { device.comm<batch>().barrier(); });
+  mesh.run([](nax::mesh_device<data, model>& device) { device.comm<batch>().barrier(); });
 }

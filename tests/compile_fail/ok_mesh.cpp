@@ -8,6 +8,6 @@ NAX_AXIS(model);
 int main() {
   nax::Mesh<data, model> mesh(nax::host::devices(4), {2, 2});
   mesh.comm<data, model>(0);
-  mesh.run([](nax::device_context<data, model>& device) { device.comm<model>(); });
+  mesh.run([](nax::mesh_device<data, model>& device) { device.comm<model>(); });
   return mesh.size<model>();
 }

@@ -35,7 +35,7 @@ TEST_CASE("nccl: collectives of a mesh over the CUDA devices") {
   std::vector<nax::cuda::Array<float, feature>> elsewhere;
   for (int r = 0; r < n; ++r)
     elsewhere.push_back(nax::cuda::to_device(nax::full<float, feature>(float(r + 1), 5), (r + 1) % n));
-  mesh.run([&](nax::device_context<data>& device) {
+  mesh.run([&](nax::mesh_device<data>& device) {
     auto& comm = device.comm<data>();
     const int r = comm.rank();
     CHECK(comm.size() == n);
@@ -94,7 +94,7 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   nax::Mesh<data> mesh(nax::cuda::devices(), {n});
   auto fail_last = [&](bool others_wait) {
     std::atomic<int> entering{0};
-    mesh.run([&](nax::device_context<data>& device) {
+    mesh.run([&](nax::mesh_device<data>& device) {
       if (device.device() == n - 1) {
         // Once the others are entering the collective (given 200 ms, they are inside NCCL).
         while (others_wait && entering.load() < n - 1) std::this_thread::yield();
@@ -111,7 +111,7 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   CHECK_THROWS_WITH_AS(fail_last(false), ("device " + std::to_string(n - 1) + " gave up").c_str(), std::runtime_error);
   // Nobody had to cancel anything: the mesh still works.
   std::vector<std::vector<int>> values(static_cast<std::size_t>(n), std::vector<int>{1});
-  mesh.run([&](nax::device_context<data>& device) { device.comm<data>().all_reduce(values[static_cast<std::size_t>(device.device())]); });
+  mesh.run([&](nax::mesh_device<data>& device) { device.comm<data>().all_reduce(values[static_cast<std::size_t>(device.device())]); });
   for (auto const& v : values) CHECK(v[0] == n);
   if (n < 2) {
     MESSAGE("one CUDA device: the case of devices waiting inside NCCL for a failed one needs two");
@@ -121,7 +121,7 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   CHECK_THROWS_WITH_AS(fail_last(true), ("device " + std::to_string(n - 1) + " gave up").c_str(), std::runtime_error);
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(60));
   try {
-    mesh.run([](nax::device_context<data>&) {});
+    mesh.run([](nax::mesh_device<data>&) {});
     FAIL("a mesh whose communicators were cancelled ran again");
   } catch (nax::device_error const& e) {
     const std::string text = e.what();

@@ -162,7 +162,7 @@ TEST_CASE("communicators by axis mask, for generic code") {
                        "beyond the mesh's 3",
                        nax::argument_error);
   CHECK_THROWS_AS(grid.comm(8u, 7), nax::argument_error);
-  grid.run([&](nax::device_context<data, model, stage>& device) {
+  grid.run([&](nax::mesh_device<data, model, stage>& device) {
     CHECK(&device.comm(5u) == &device.comm<data, stage>());
   });
 }
@@ -182,7 +182,7 @@ TEST_CASE("run() calls f once per device, concurrently, each with its own contex
   std::mutex mutex;
   std::vector<int> seen;
   std::set<std::thread::id> threads;
-  mesh.run([&](nax::device_context<data, model>& device) {
+  mesh.run([&](nax::mesh_device<data, model>& device) {
     CHECK(device.coordinate<data>() == device.device() / 2);
     CHECK(device.coordinate<model>() == device.device() % 2);
     CHECK(device.coordinates() == mesh.coordinates(device.device()));

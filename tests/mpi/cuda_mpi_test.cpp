@@ -64,7 +64,7 @@ TEST_CASE("cuda mpi: NCCL collectives over MPI ranks, device and host buffers, 1
   const int n = gpus.count();
   CHECK(gpus.kind() == nax::device_kind::cuda);
   nax::Mesh<data> mesh(gpus, {n});
-  mesh.run([&](nax::device_context<data>& device) {
+  mesh.run([&](nax::mesh_device<data>& device) {
     auto& comm = device.comm<data>();
     const int r = comm.rank();
     CHECK(comm.size() == n);
@@ -100,7 +100,7 @@ TEST_CASE("cuda mpi: NCCL collectives over MPI ranks, device and host buffers, 1
   if (n % 2 == 0) {
     // Groups from ncclCommSplit: a sum over `model` adds the two ranks of a pair only.
     nax::Mesh<data, model> grid(gpus, {n / 2, 2});
-    grid.run([&](nax::device_context<data, model>& device) {
+    grid.run([&](nax::mesh_device<data, model>& device) {
       auto& over_model = device.comm<model>();
       auto& over_data = device.comm<data>();
       CHECK(over_model.size() == 2);

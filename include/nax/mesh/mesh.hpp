@@ -1,11 +1,11 @@
 // Mesh<names...>: a static grid of devices with named axes (jax.sharding.Mesh with the device
 // list reshaped row-major), its communicators (one per device for every set of mesh axes,
-// created once with the mesh), and run(f), which calls f(device_context&) on every device of
+// created once with the mesh), and run(f), which calls f(mesh_device&) on every device of
 // this process. The layer xmap/pmap (transform/) place work and collectives on.
 //
 //   NAX_AXIS(data); NAX_AXIS(model);
 //   nax::Mesh<data, model> mesh(nax::host::devices(8), {4, 2});
-//   mesh.run([&](nax::device_context<data, model>& device) {
+//   mesh.run([&](nax::mesh_device<data, model>& device) {
 //     float x = device.coordinate<data>();
 //     device.comm<data>().all_reduce(&x, 1);      // sum over the 4 devices of this model column
 //   });
@@ -102,11 +102,11 @@ class Mesh;
 
 // What Mesh::run hands each device: where it sits in the mesh and its communicators.
 template <axis... Names>
-class device_context {
+class mesh_device {
  public:
   static constexpr std::size_t rank = sizeof...(Names);
 
-  device_context(Mesh<Names...> const& mesh, int device)
+  mesh_device(Mesh<Names...> const& mesh, int device)
       : mesh_(&mesh), device_(device), coordinates_(mesh.coordinates(device)) {}
 
   // The device's position in the mesh (row-major over the mesh shape).
@@ -136,6 +136,10 @@ class device_context {
 };
 
 // Copies share one set of communicators and device threads.
+// The name mesh_device had before (it is not an evaluation context).
+template <axis... Names>
+using device_context [[deprecated("nax::device_context is now nax::mesh_device")]] = mesh_device<Names...>;
+
 template <axis... Names>
 class Mesh {
   static_assert(detail::require_unique_mesh_axes<axes<Names...>>::value);
@@ -143,7 +147,7 @@ class Mesh {
 
  public:
   using axis_names = axes<Names...>;
-  using context = device_context<Names...>;
+  using device_type = mesh_device<Names...>;  // what run(f) hands f
   static constexpr std::size_t rank = sizeof...(Names);
 
   // shape: one extent per mesh axis, in the order of Names; their product must equal the number
@@ -214,7 +218,7 @@ class Mesh {
   std::vector<int> const& local_devices() const { return runtime_->local_devices(); }
   bool is_local(int device) const { return runtime_->is_local(device); }
 
-  // The communicator of `device` over the mesh axes As (see device_context::comm). The same
+  // The communicator of `device` over the mesh axes As (see mesh_device::comm). The same
   // object on every call.
   template <class... As>
   detail::communicator& comm(int device) const {
@@ -241,7 +245,7 @@ class Mesh {
     return runtime_->comm(axes, device);
   }
 
-  // Calls f(device_context<Names...>&) once for every local device, concurrently (host devices:
+  // Calls f(mesh_device<Names...>&) once for every local device, concurrently (host devices:
   // one persistent thread each; MPI: this rank's device, in the calling thread), and returns when
   // all have returned. If any throws, run() rethrows it (the lowest device's, preferring an
   // original failure to the "another device failed" errors it causes in devices that were
@@ -250,10 +254,10 @@ class Mesh {
   // same mesh throws device_error.
   template <class F>
   void run(F&& f) const {
-    static_assert(std::is_invocable_v<F&, context&>,
-                  "nax: Mesh::run(f) calls f(device_context<Names...>&) on every device");
+    static_assert(std::is_invocable_v<F&, device_type&>,
+                  "nax: Mesh::run(f) calls f(mesh_device<Names...>&) on every device");
     runtime_->run([&](int device) {
-      context here(*this, device);
+      device_type here(*this, device);
       f(here);
     });
   }

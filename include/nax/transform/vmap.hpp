@@ -59,7 +59,7 @@ struct require_unmapped_argument_lacks_axis {
 
 // The leaf as f sees it: a re-bound outer N renamed out of the way, then N hidden.
 template <class N, class Spec, class Leaf>
-auto prepare_leaf(Leaf&& leaf) {
+auto mapped_leaf(Leaf&& leaf) {
   if constexpr (!leaf_needs_change<N, Spec, Leaf>()) {
     if constexpr (std::is_same_v<Spec, none_t> && !element<std::remove_cvref_t<Leaf>>)
       static_assert(require_unmapped_argument_lacks_axis<N, Leaf>::value);
@@ -99,14 +99,14 @@ constexpr bool unmapped_argument_lacks_axis() {
 
 // The argument as f sees it: unchanged (same object) when nothing in it is mapped.
 template <class N, class Spec, class Arg>
-decltype(auto) prepare_argument(Arg&& arg) {
+decltype(auto) mapped_argument(Arg&& arg) {
   // An unmapped argument passes through untouched, so check it here: it must not carry N.
   if constexpr (std::is_same_v<Spec, none_t>) static_assert(unmapped_argument_lacks_axis<N, Spec, Arg>());
   if constexpr (!argument_needs_change<N, Spec, Arg>())
     return std::forward<Arg>(arg);
   else
     return tree_transform_leaves(std::forward<Arg>(arg),
-                                 [](auto&& leaf) { return prepare_leaf<N, Spec>(std::forward<decltype(leaf)>(leaf)); });
+                                 [](auto&& leaf) { return mapped_leaf<N, Spec>(std::forward<decltype(leaf)>(leaf)); });
 }
 
 template <class N, class Visible, std::size_t P>
@@ -241,7 +241,7 @@ struct vmapped {
     const index_t extent = mapped_extent<N, InSpec>(size, args...);
     axis_scope scope({axis_key<N>(), extent, extent, 0, nullptr});
     auto result = [&]<std::size_t... I>(std::index_sequence<I...>) {
-      return f(prepare_argument<N, spec_at_t<InSpec, I>>(std::forward<Args>(args))...);
+      return f(mapped_argument<N, spec_at_t<InSpec, I>>(std::forward<Args>(args))...);
     }(std::index_sequence_for<Args...>{});
     return finish_outputs<N, OutSpec>(std::move(result), extent);
   }

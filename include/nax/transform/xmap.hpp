@@ -19,6 +19,7 @@
 
 #include "../backend/host/assign.hpp"
 #include "../backend/host/space.hpp"
+#include "../core/view_slicing.hpp"
 #include "../expr/leaves.hpp"
 #include "../mesh/collective_host.hpp"
 #include "../mesh/global_array.hpp"
@@ -97,13 +98,13 @@ auto place_leaf(Leaf&& leaf, const std::array<placed_axis, sizeof...(Bs)>& place
     constexpr bool narrow_view = has_strided_view<E>;
     if constexpr (narrow_view) {
       std::size_t j = 0;
-      auto narrow = [&]<class B>(std::type_identity<B>) {
+      auto to_own_part = [&]<class B>(std::type_identity<B>) {
         const placed_axis& p = placed[j++];
         if constexpr (!std::is_same_v<typename B::mesh_axis, local_axis> &&
                       contains_v<typename B::logical, typename E::axes_type>)
-          e.view = host::narrow<typename B::logical>(e.view, p.offset, p.local);
+          e.view = narrow<typename B::logical>(e.view, p.offset, p.local);
       };
-      (narrow(std::type_identity<Bs>{}), ...);
+      (to_own_part(std::type_identity<Bs>{}), ...);
     }
     std::size_t k = 0;
     auto step = [&]<class B>(auto current, std::type_identity<B>) {
@@ -219,7 +220,7 @@ struct xmapped {
     if (active_tape) [[unlikely]] (refuse_recorded_argument(args), ...);
     using Outputs = decltype(run_on_device(global, 0, args...));
     using Space = typename program_space<Outputs>::type;
-    using Local = decltype(evaluate_outputs<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));
+    using Local = decltype(evaluate_on_device<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));
     delivery<Space, Local> results;
     Space::before_mesh();
     const int home = Space::home();
@@ -231,7 +232,7 @@ struct xmapped {
       // Every device evaluates every output (the same collectives in the same order), in one
       // context so that shared work is done once; one device per shard writes the result.
       auto ctx = Space::make_mesh_context();
-      auto local = evaluate_outputs<Space>(run_on_device(placed, here.device(), args...), ctx);
+      auto local = evaluate_on_device<Space>(run_on_device(placed, here.device(), args...), ctx);
       Space::finish(ctx);  // this device's outputs are complete
       deliver(results, local, placed, here, ctx);
     });
@@ -468,7 +469,7 @@ struct xmapped {
 
   // Every output leaf evaluated on this device (numbers stay numbers).
   template <class Space, class Outputs>
-  static auto evaluate_outputs(const Outputs& outputs, typename Space::context& ctx) {
+  static auto evaluate_on_device(const Outputs& outputs, typename Space::context& ctx) {
     auto evaluate = [&](const auto& leaf) {
       using E = std::remove_cvref_t<decltype(leaf)>;
       if constexpr (element<E>) {
@@ -559,7 +560,7 @@ struct xmapped {
   }
   template <class A, class V>
   static V narrow_if_present(const V& view, const placed_axis& p) {
-    if constexpr (contains_v<A, typename V::axes_type>) return host::narrow<A>(view, p.offset, p.local);
+    if constexpr (contains_v<A, typename V::axes_type>) return narrow<A>(view, p.offset, p.local);
     else return view;
   }
 };
