@@ -43,10 +43,7 @@ constexpr bool leaf_needs_change() {
 
 template <class N, class Spec, class Arg>
 constexpr bool argument_needs_change() {
-  using Leaves = leaf_types_t<Arg>;
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    return (leaf_needs_change<N, Spec, std::tuple_element_t<I, Leaves>>() || ... || false);
-  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+  return any_leaf_type<Arg>([]<class Leaf>(std::type_identity<Leaf>) { return leaf_needs_change<N, Spec, Leaf>(); });
 }
 
 template <class N, class Leaf>
@@ -88,13 +85,10 @@ auto mapped_leaf(Leaf&& leaf) {
 // Whether no leaf of an unmapped argument carries the mapped axis N (a static check per leaf).
 template <class N, class Spec, class Arg>
 constexpr bool unmapped_argument_lacks_axis() {
-  using Leaves = leaf_types_t<Arg>;
-  return []<std::size_t... I>(std::index_sequence<I...>) {
-    return ([]<class Leaf>() {
-      if constexpr (!element<std::remove_cvref_t<Leaf>>) return require_unmapped_argument_lacks_axis<N, Leaf>::value;
-      else return true;
-    }.template operator()<std::tuple_element_t<I, Leaves>>() && ... && true);
-  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+  return every_leaf_type<Arg>([]<class Leaf>(std::type_identity<Leaf>) {
+    if constexpr (!element<std::remove_cvref_t<Leaf>>) return require_unmapped_argument_lacks_axis<N, Leaf>::value;
+    else return true;
+  });
 }
 
 // The argument as f sees it: unchanged (same object) when nothing in it is mapped.
@@ -209,10 +203,7 @@ index_t mapped_extent(std::optional<index_t> given, const Args&... args) {
 
 template <class N, class Spec, class Arg>
 constexpr bool argument_mapped() {
-  using Leaves = leaf_types_t<Arg>;
-  return []<std::size_t... L>(std::index_sequence<L...>) {
-    return (leaf_is_mapped<N, Spec, std::tuple_element_t<L, Leaves>>() || ... || false);
-  }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+  return any_leaf_type<Arg>([]<class Leaf>(std::type_identity<Leaf>) { return leaf_is_mapped<N, Spec, Leaf>(); });
 }
 
 template <class N, class InSpec, class... Args>
@@ -259,14 +250,11 @@ struct vmapped {
  private:
   template <class Outputs>
   static constexpr bool storable_outputs() {
-    using Leaves = leaf_types_t<const Outputs&>;
-    return []<std::size_t... L>(std::index_sequence<L...>) {
-      return ([]<class Leaf>(std::type_identity<Leaf>) {
-        using E = std::remove_cvref_t<Leaf>;
-        if constexpr (element<E>) return true;
-        else return hidden_t<expr_t<E>>::size == 0 && unbound_t<expr_t<E>>::size == 0;
-      }(std::type_identity<std::tuple_element_t<L, Leaves>>{}) && ... && true);
-    }(std::make_index_sequence<std::tuple_size_v<Leaves>>{});
+    return every_leaf_type<const Outputs&>([]<class Leaf>(std::type_identity<Leaf>) {
+      using E = std::remove_cvref_t<Leaf>;
+      if constexpr (element<E>) return true;
+      else return hidden_t<expr_t<E>>::size == 0 && unbound_t<expr_t<E>>::size == 0;
+    });
   }
 
   template <class Outputs>

@@ -77,6 +77,21 @@ constexpr auto leaf_types_of() {
 template <class Tree>
 using leaf_types_t = typename decltype(leaf_types_of<Tree>())::type;
 
+// Whether pred(std::type_identity<Leaf>{}) holds for some (for every) leaf type of Tree, as
+// leaf_types_t lists them: one fold, for the compile-time questions transforms ask of a tree.
+template <class Tree, class Pred>
+constexpr bool any_leaf_type(Pred pred) {
+  return []<class... Leaves>(Pred p, std::type_identity<std::tuple<Leaves...>>) {
+    return (p(std::type_identity<Leaves>{}) || ... || false);
+  }(pred, std::type_identity<leaf_types_t<Tree>>{});
+}
+template <class Tree, class Pred>
+constexpr bool every_leaf_type(Pred pred) {
+  return []<class... Leaves>(Pred p, std::type_identity<std::tuple<Leaves...>>) {
+    return (p(std::type_identity<Leaves>{}) && ... && true);
+  }(pred, std::type_identity<leaf_types_t<Tree>>{});
+}
+
 // Calls f(leaf, more_leaf...) on the corresponding leaves of one or more trees of the same
 // structure, in depth-first order, std::vectors included (their lengths must agree): for
 // run-time walks that need no leaf index (extents, checks, writing results).
