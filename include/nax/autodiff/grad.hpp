@@ -157,9 +157,6 @@ constexpr std::size_t leaf_offset(const std::size_t* counts, std::size_t p) {
   return o;
 }
 
-template <std::size_t P, std::size_t... Argnums>
-inline constexpr bool chosen_v = ((P == Argnums) || ...);
-
 template <bool WithValue, class F, std::size_t... Argnums>
 struct differentiated;
 
@@ -201,10 +198,7 @@ auto differentiate(const F& f, const Args&... args) {
   static_assert((require_argnum_in_range<Argnums, sizeof...(Args)>::value && ...));
   static_assert(require_unique_argnums<Argnums...>::value);
   auto given = std::forward_as_tuple(args...);
-  auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
-    return std::tuple<decltype(prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given)))...>(
-        prepare_argument<chosen_v<P, Argnums...>>(std::get<P>(given))...);
-  }(std::index_sequence_for<Args...>{});
+  auto all = prepared_arguments<arguments_chosen<Argnums...>>(given);
   // f runs with a tape (tape.hpp): its evaluations that read the arguments are recorded.
   tape record(true);
   std::vector<std::size_t> tracked;
@@ -272,10 +266,7 @@ auto differentiate_second(const F& inner_grad, const Args&... args) {
     static_assert(require_unique_argnums<OuterArgnums...>::value);
     auto given = std::forward_as_tuple(args...);
     // Differentiated by either grad: prepared (owned when not Arrays) once, seen by both.
-    auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::tuple<decltype(prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given)))...>(
-          prepare_argument<P == inner || chosen_v<P, OuterArgnums...>>(std::get<P>(given))...);
-    }(std::index_sequence_for<Args...>{});
+    auto all = prepared_arguments<arguments_chosen<inner, OuterArgnums...>>(given);
     // The tape only guards (raw reads, evaluations): grad(grad(f)) records no evaluations yet.
     tape record(false);
     std::vector<std::size_t> tracked;

@@ -136,10 +136,7 @@ struct jvp_of {
   auto operator()(const std::tuple<Ps...>& primals, const std::tuple<Ts...>& tangents) const {
     static_assert(require_tangent_count<sizeof...(Ps), sizeof...(Ts)>::value);
     static_assert((require_static_vjp_argument<Ps>::value && ...));
-    auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::tuple<decltype(prepare_argument<true>(std::get<P>(primals)))...>(
-          prepare_argument<true>(std::get<P>(primals))...);
-    }(std::index_sequence_for<Ps...>{});
+    auto all = prepared_arguments<every_argument>(primals);
     tape record(false, jvp_refusal);  // guards: raw reads, evaluations that depend on an argument
     tangent_env env;
     [&]<std::size_t... P>(std::index_sequence<P...>) {

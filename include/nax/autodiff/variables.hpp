@@ -135,6 +135,27 @@ decltype(auto) prepare_argument(const Arg& arg) {
   }
 }
 
+// Which arguments a transform differentiates: argument P when Chosen::at<P> holds.
+template <std::size_t... Argnums>
+struct arguments_chosen {
+  template <std::size_t P>
+  static constexpr bool at = ((P == Argnums) || ...);
+};
+struct every_argument {
+  template <std::size_t P>
+  static constexpr bool at = true;
+};
+
+// The arguments as the differentiated function sees them, in one tuple: argument P through
+// prepare_argument<Chosen::at<P>> (the same object, or its leaves owned), references kept.
+template <class Chosen, class Tuple>
+auto prepared_arguments(const Tuple& given) {
+  return [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return std::tuple<decltype(prepare_argument<Chosen::template at<P>>(std::get<P>(given)))...>(
+        prepare_argument<Chosen::template at<P>>(std::get<P>(given))...);
+  }(std::make_index_sequence<std::tuple_size_v<Tuple>>{});
+}
+
 // The storage of a differentiated leaf, as nax's host view type (the pointer may be device memory).
 template <class Leaf>
 auto argument_view(const Leaf& leaf) {

@@ -172,10 +172,7 @@ struct vjp_of {
     static_assert((require_static_vjp_argument<Args>::value && ...));
     using Given = std::tuple<Args...>;
     auto given = std::make_shared<Given>(std::move(args)...);
-    auto all = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::tuple<decltype(prepare_argument<true>(std::get<P>(*given)))...>(
-          prepare_argument<true>(std::get<P>(*given))...);
-    }(std::index_sequence_for<Args...>{});
+    auto all = prepared_arguments<every_argument>(*given);
     auto record = std::make_shared<tape>(true);
     std::vector<std::size_t> tracked;
     auto out = [&] {
