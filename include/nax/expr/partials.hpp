@@ -8,6 +8,15 @@
 
 namespace nax::detail::fn {
 
+// A derivative that is 0 everywhere (piecewise constant functions, the second partials of
+// linear ones): the partials below that are one derive from these.
+struct zero_unary : float_unary<zero_unary> {
+  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
+};
+struct zero_binary : promoting_binary<zero_binary> {
+  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
+};
+
 // Derivatives, for reverse-mode autodiff (include/nax/autodiff/): partial<F, K> is the
 // elementwise functor d F(x_0, ..., x_n) / d x_K evaluated at the same arguments, in the
 // floating result type. Only functors with a floating result have one; where, cast and
@@ -92,25 +101,15 @@ struct partial<relu6, 0> : float_unary<partial<relu6, 0>> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return x > R(0) && x < R(6) ? R(1) : R(0); }
 };
 template <>
-struct partial<sign, 0> : float_unary<partial<sign, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<sign, 0> : zero_unary {};
 template <>
-struct partial<floor, 0> : float_unary<partial<floor, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<floor, 0> : zero_unary {};
 template <>
-struct partial<ceil, 0> : float_unary<partial<ceil, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<ceil, 0> : zero_unary {};
 template <>
-struct partial<trunc, 0> : float_unary<partial<trunc, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<trunc, 0> : zero_unary {};
 template <>
-struct partial<round, 0> : float_unary<partial<round, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<round, 0> : zero_unary {};
 template <>
 struct partial<tan, 0> : float_unary<partial<tan, 0>> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { R t = std::tan(x); return R(1) + t * t; }
@@ -278,21 +277,15 @@ struct partial<remainder, 1> : promoting_binary<partial<remainder, 1>> {
 // once more needs these. Third derivatives are not provided (grad of grad of grad does not
 // compile).
 template <>
-struct partial<partial<negate, 0>, 0> : float_unary<partial<partial<negate, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<negate, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<abs, 0>, 0> : float_unary<partial<partial<abs, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<abs, 0>, 0> : zero_unary {};
 template <>
 struct partial<partial<square, 0>, 0> : float_unary<partial<partial<square, 0>, 0>> {
   template <class R> NAX_HOST_DEVICE static R value(R) { return R(2); }
 };
 template <>
-struct partial<partial<relu, 0>, 0> : float_unary<partial<partial<relu, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<relu, 0>, 0> : zero_unary {};
 template <>
 struct partial<partial<exp, 0>, 0> : float_unary<partial<partial<exp, 0>, 0>> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
@@ -348,29 +341,17 @@ struct partial<partial<log_sigmoid, 0>, 0> : float_unary<partial<partial<log_sig
   NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + std::exp(-x)); return -s * (R(1) - s); }
 };
 template <>
-struct partial<partial<relu6, 0>, 0> : float_unary<partial<partial<relu6, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<relu6, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<sign, 0>, 0> : float_unary<partial<partial<sign, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<sign, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<floor, 0>, 0> : float_unary<partial<partial<floor, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<floor, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<ceil, 0>, 0> : float_unary<partial<partial<ceil, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<ceil, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<trunc, 0>, 0> : float_unary<partial<partial<trunc, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<trunc, 0>, 0> : zero_unary {};
 template <>
-struct partial<partial<round, 0>, 0> : float_unary<partial<partial<round, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R) { return R(0); }
-};
+struct partial<partial<round, 0>, 0> : zero_unary {};
 template <>
 struct partial<partial<tan, 0>, 0> : float_unary<partial<partial<tan, 0>, 0>> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { R t = std::tan(x); return R(2) * t * (R(1) + t * t); }
@@ -442,108 +423,58 @@ struct partial<partial<gelu_tanh, 0>, 0> : float_unary<partial<partial<gelu_tanh
   }
 };
 
+// + and - are linear; maximum, minimum, fmod and remainder have piecewise constant first
+// derivatives: every second partial is 0.
 template <>
-struct partial<partial<plus, 0>, 0> : promoting_binary<partial<partial<plus, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<plus, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<plus, 0>, 1> : promoting_binary<partial<partial<plus, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<plus, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<plus, 1>, 0> : promoting_binary<partial<partial<plus, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<plus, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<plus, 1>, 1> : promoting_binary<partial<partial<plus, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<plus, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<minus, 0>, 0> : promoting_binary<partial<partial<minus, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minus, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<minus, 0>, 1> : promoting_binary<partial<partial<minus, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minus, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<minus, 1>, 0> : promoting_binary<partial<partial<minus, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minus, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<minus, 1>, 1> : promoting_binary<partial<partial<minus, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minus, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<maximum, 0>, 0> : promoting_binary<partial<partial<maximum, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<maximum, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<maximum, 0>, 1> : promoting_binary<partial<partial<maximum, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<maximum, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<maximum, 1>, 0> : promoting_binary<partial<partial<maximum, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
-// piecewise constant first derivatives
+struct partial<partial<maximum, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<maximum, 1>, 1> : promoting_binary<partial<partial<maximum, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<maximum, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<minimum, 0>, 0> : promoting_binary<partial<partial<minimum, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minimum, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<minimum, 0>, 1> : promoting_binary<partial<partial<minimum, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minimum, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<minimum, 1>, 0> : promoting_binary<partial<partial<minimum, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minimum, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<minimum, 1>, 1> : promoting_binary<partial<partial<minimum, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<minimum, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<fmod, 0>, 0> : promoting_binary<partial<partial<fmod, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<fmod, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<fmod, 0>, 1> : promoting_binary<partial<partial<fmod, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<fmod, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<fmod, 1>, 0> : promoting_binary<partial<partial<fmod, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
-// piecewise constant first derivatives
+struct partial<partial<fmod, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<fmod, 1>, 1> : promoting_binary<partial<partial<fmod, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<fmod, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<remainder, 0>, 0> : promoting_binary<partial<partial<remainder, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<remainder, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<remainder, 0>, 1> : promoting_binary<partial<partial<remainder, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<remainder, 0>, 1> : zero_binary {};
 template <>
-struct partial<partial<remainder, 1>, 0> : promoting_binary<partial<partial<remainder, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<remainder, 1>, 0> : zero_binary {};
 template <>
-struct partial<partial<remainder, 1>, 1> : promoting_binary<partial<partial<remainder, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<remainder, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<multiplies, 0>, 0> : promoting_binary<partial<partial<multiplies, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<multiplies, 0>, 0> : zero_binary {};
 template <>
 struct partial<partial<multiplies, 0>, 1> : promoting_binary<partial<partial<multiplies, 0>, 1>> {
   template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
@@ -553,13 +484,9 @@ struct partial<partial<multiplies, 1>, 0> : promoting_binary<partial<partial<mul
   template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
 };
 template <>
-struct partial<partial<multiplies, 1>, 1> : promoting_binary<partial<partial<multiplies, 1>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<multiplies, 1>, 1> : zero_binary {};
 template <>
-struct partial<partial<divides, 0>, 0> : promoting_binary<partial<partial<divides, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
-};
+struct partial<partial<divides, 0>, 0> : zero_binary {};
 template <>
 struct partial<partial<divides, 0>, 1> : promoting_binary<partial<partial<divides, 0>, 1>> {
   template <class R> NAX_HOST_DEVICE static R value(R, R y) { return R(-1) / (y * y); }
