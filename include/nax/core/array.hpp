@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "array_shape.hpp"
 #include "array_view.hpp"
 #include "buffer_cache.hpp"
 #include "element_type.hpp"
@@ -49,17 +50,16 @@ std::array<index_t, L::size> extents_by_name(const E& e) {
 }  // namespace detail
 
 template <class T, class... As>
-class Array {
+class Array : public detail::array_shape<As...> {
   static_assert(element<T>, "nax: Array element types are arithmetic types (bool, integers, floating point)");
-  static_assert(detail::require_axis_names<axes<As...>>::value);
-  static_assert(detail::require_unique_axes<axes<As...>>::value);
+  using shape = detail::array_shape<As...>;
+  using shape::extents_;
+  using shape::size_;
 
  public:
   using value_type = T;
-  using axes_type = axes<As...>;
-  using hidden_type = axes<>;
-  using unbound_type = axes<>;
-  static constexpr std::size_t rank = sizeof...(As);
+  using typename shape::axes_type;
+  using shape::rank;
 
   // Rank 0: one element, 0. Otherwise every extent is 0.
   Array() : Array(std::array<index_t, rank>{}) {}
@@ -108,14 +108,11 @@ class Array {
     else std::copy_n(other.data_.get(), size_, data_.get());
   }
   // A moved-from array is empty: every extent 0, no storage (rank 0: item() throws).
-  Array(Array&& other) noexcept
-      : extents_(std::exchange(other.extents_, {})), size_(std::exchange(other.size_, 0)),
-        data_(std::move(other.data_)) {}
+  Array(Array&& other) noexcept : shape(std::move(other)), data_(std::move(other.data_)) {}
   Array& operator=(Array&& other) noexcept {
     if (this == &other) return *this;
     release_to_tape();
-    extents_ = std::exchange(other.extents_, {});
-    size_ = std::exchange(other.size_, 0);
+    shape::operator=(std::move(other));
     data_ = std::move(other.data_);
     return *this;
   }
@@ -153,14 +150,10 @@ class Array {
     detail::check_raw_access(data_.get(), bytes(), false, "data()");
     return data_.get();
   }
-  index_t size() const { return size_; }
-  const std::array<index_t, rank>& extents() const { return extents_; }
-  std::array<index_t, rank> strides() const { return detail::row_major_strides(extents_); }
-  template <class A>
-  index_t extent() const {
-    static_assert(detail::require_axis_present<A, axes_type>::value);
-    return extents_[detail::index_of_v<A, axes_type>];
-  }
+  using shape::extent;
+  using shape::extents;
+  using shape::size;
+  using shape::strides;
 
   ArrayView<T, As...> view() { return {data_.get(), extents_, strides()}; }
   ArrayView<const T, As...> view() const { return {data_.get(), extents_, strides()}; }
@@ -195,8 +188,7 @@ class Array {
   struct uninitialized_t {};
   static constexpr uninitialized_t uninitialized{};
   Array(uninitialized_t, const std::array<index_t, rank>& extents)
-      : extents_(extents), size_(detail::checked_size(axes_type{}, extents)),
-        data_(detail::allocate_aligned<T>(std::max<index_t>(size_, 1))) {}
+      : shape(extents), data_(detail::allocate_aligned<T>(std::max<index_t>(size_, 1))) {}
 
   std::size_t bytes() const { return data_.get_deleter().bytes; }
   // Inside grad, storage about to be freed or replaced goes to the record, which keeps what
@@ -208,8 +200,6 @@ class Array {
     }
   }
 
-  std::array<index_t, rank> extents_{};
-  index_t size_ = 0;
   std::unique_ptr<T[], detail::aligned_free> data_;
 };
 

@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "../../core/array_shape.hpp"
 #include "../../core/checks.hpp"
 #include "../../core/element_type.hpp"
 #include "../../core/shape.hpp"
@@ -119,18 +120,19 @@ detail::DeviceLeaf<std::remove_const_t<T>, As...> leaf_of(const ArrayView<T, As.
 
 // An owning device array: row-major in the declared axis order, on the device that was
 // current when it was made. Value semantics like nax::Array: copies copy the device data.
+// Its names, extents and size are nax::Array's (core/array_shape.hpp); the storage is a
+// device buffer.
 template <class T, class... As>
-class Array {
-  static_assert(nax::detail::require_axis_names<axes<As...>>::value);
-  static_assert(nax::detail::require_unique_axes<axes<As...>>::value);
+class Array : public nax::detail::array_shape<As...> {
   static_assert(element<T>, "nax: the element type of a nax::cuda::Array must be bool, an integer or a floating type");
+  using shape = nax::detail::array_shape<As...>;
+  using shape::extents_;
+  using shape::size_;
 
  public:
   using value_type = T;
-  using axes_type = axes<As...>;
-  using hidden_type = axes<>;
-  using unbound_type = axes<>;
-  static constexpr std::size_t rank = sizeof...(As);
+  using typename shape::axes_type;
+  using shape::rank;
 
   Array() : Array(std::array<index_t, rank>{}) {}
   // Zero-filled.
@@ -159,12 +161,9 @@ class Array {
     else
       detail::copy_across_devices(storage_.data(), device(), other.data(), other.device(), bytes);
   }
-  Array(Array&& other) noexcept
-      : extents_(std::exchange(other.extents_, {})), size_(std::exchange(other.size_, 0)),
-        storage_(std::move(other.storage_)) {}
+  Array(Array&& other) noexcept : shape(std::move(other)), storage_(std::move(other.storage_)) {}
   Array& operator=(Array&& other) noexcept {
-    extents_ = std::exchange(other.extents_, {});
-    size_ = std::exchange(other.size_, 0);
+    shape::operator=(std::move(other));
     storage_ = std::move(other.storage_);
     return *this;
   }
@@ -179,15 +178,11 @@ class Array {
 
   T* data() { return storage_.data(); }
   const T* data() const { return storage_.data(); }
-  const std::array<index_t, rank>& extents() const { return extents_; }
-  std::array<index_t, rank> strides() const { return nax::detail::row_major_strides(extents_); }
-  index_t size() const { return size_; }
+  using shape::extent;
+  using shape::extents;
+  using shape::size;
+  using shape::strides;
   int device() const { return storage_.device(); }
-  template <class A>
-  index_t extent() const {
-    static_assert(nax::detail::require_axis_present<A, axes_type>::value);
-    return extents_[nax::detail::index_of_v<A, axes_type>];
-  }
 
   ArrayView<T, As...> view() { return {data(), extents_, device()}; }
   ArrayView<const T, As...> view() const { return {data(), extents_, device()}; }
@@ -206,12 +201,9 @@ class Array {
   static constexpr uninitialized_t uninitialized{};
   // Storage on the current device, contents unspecified.
   Array(uninitialized_t, const std::array<index_t, rank>& extents)
-      : extents_(extents), size_(nax::detail::checked_size(axes_type{}, extents)),
-        storage_(static_cast<std::size_t>(size_), current_device()) {}
+      : shape(extents), storage_(static_cast<std::size_t>(size_), current_device()) {}
 
  private:
-  std::array<index_t, rank> extents_{};
-  index_t size_ = 0;
   detail::device_buffer<T> storage_;
 };
 
