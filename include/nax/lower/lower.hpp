@@ -1,8 +1,9 @@
 // lower(): named expression tree + placement -> positional evaluator (evaluators.hpp).
 // Runs once per evaluation; every name is resolved at compile time. InnerAxes names the
 // node axes whose index follows the innermost loop axis. Nodes that must be computed
-// before the pass that reads them (reductions, contractions, merges, joins) are handed to
-// the backend's context, whose materialise() returns a strided leaf, computed once per id.
+// before the pass that reads them (reductions, contractions, joins, sorts, collectives: the
+// list is at the end of lower()) are handed to the backend's context, whose materialise()
+// returns a strided leaf, computed once per id.
 #pragma once
 #include <type_traits>
 
@@ -152,8 +153,9 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
         unique_t<typename Node::kind::template child_axes_following<InnerAxes>>, typename C::axes_type>;
     return lower<ChildInner>(node.child, compose_placement(node.coef, node.offset, p), ctx);
   } else {
-    // Every other node (Reduce, ArgReduce, Contract, Merge, Join, Stored, Scatter, Scan, Permute,
-    // CommCollective): computed first by the backend's materialise_node, then read as a leaf.
+    // Every other node (Reduce, ArgReduce, Contract, Merge, Join, Stored, Scatter, Scan, Sort,
+    // SearchSorted, Permute, CommCollective, AllToAll): computed first by the backend's
+    // materialise_node, then read as a leaf.
     auto leaf = ctx.materialise(node);
     return lower<InnerAxes>(leaf, p, ctx);
   }
