@@ -73,24 +73,22 @@ auto tangent_rule(const Map<F, Cs...>& m, const Env& env) {
   if constexpr (std::is_same_v<F, fn::stop_gradient> || !any_floating ||
                 !std::is_floating_point_v<typename Map<F, Cs...>::value_type>) {  // isnan(x), x < y: no tangent
     return zero_tangent(m);
-  } else if constexpr (std::is_same_v<F, fn::select>) {
+  } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::selection) {
     return make_map<fn::select>(get<0>(m.children), tangent_or_zero(get<1>(m.children), env),
                                 tangent_or_zero(get<2>(m.children), env));
-  } else if constexpr (is_cast<F>::value) {
-    return make_map<F>(tangent(get<0>(m.children), env));
-  } else if constexpr (std::is_same_v<F, fn::negate>) {
-    return make_map<fn::negate>(tangent(get<0>(m.children), env));
-  } else if constexpr (std::is_same_v<F, fn::plus> || std::is_same_v<F, fn::minus>) {
+  } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::linear && sizeof...(Cs) == 1) {
+    return make_map<F>(tangent(get<0>(m.children), env));  // negation, casts
+  } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::linear) {
     return make_map<F>(tangent_or_zero(get<0>(m.children), env), tangent_or_zero(get<1>(m.children), env));
   } else {
     auto term = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
       using C = std::tuple_element_t<J, std::tuple<Cs...>>;
       if constexpr (!std::is_floating_point_v<typename C::value_type>) {
         return std::tuple<>{};
-      } else if constexpr (std::is_same_v<F, fn::multiplies> && J == 0) {  // (operands in the node's order)
-        return std::tuple(make_map<fn::multiplies>(tangent(get<0>(m.children), env), get<1>(m.children)));
-      } else if constexpr (std::is_same_v<F, fn::multiplies>) {
-        return std::tuple(make_map<fn::multiplies>(get<0>(m.children), tangent(get<1>(m.children), env)));
+      } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::bilinear && J == 0) {  // (operands in the node's order)
+        return std::tuple(make_map<F>(tangent(get<0>(m.children), env), get<1>(m.children)));
+      } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::bilinear) {
+        return std::tuple(make_map<F>(get<0>(m.children), tangent(get<1>(m.children), env)));
       } else {
         static_assert(require_derivative<F, J>::value);
         auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });

@@ -81,11 +81,6 @@ void rule(const L& l, const Ct& ct, St& st) {
   if (!matched && st.record) st.record->template accumulate<Space>(l, ct, st.ctx);
 }
 
-template <class F>
-struct is_cast : std::false_type {};
-template <class T>
-struct is_cast<fn::cast_to<T>> : std::true_type {};
-
 template <class F, std::size_t J>
 struct require_derivative {
   static_assert(requires { sizeof(fn::partial<F, J>); },
@@ -98,8 +93,9 @@ struct require_derivative {
 template <class C, class Ct, class St>
 void rule(const Map<fn::stop_gradient, C>&, const Ct&, St&) {}
 
-// Elementwise: child K receives ct * dF/dx_K; where sends ct to the chosen branch; cast and +
-// pass it on, - negates it for its second operand, * multiplies it by the other factor.
+// Elementwise, by F's derivative_kind (expr/partials.hpp): child K receives ct * dF/dx_K; a
+// linear F passes ct on (negated where its coefficient is -1), * multiplies it by the other
+// factor, where sends it to the chosen branch.
 template <class F, class... Cs, class Ct, class St>
 void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
   using T = typename Map<F, Cs...>::value_type;
@@ -109,15 +105,14 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
       if constexpr (std::is_floating_point_v<typename C::value_type>) {
         const C& child = get<J>(m.children);
         if (!reaches(child, st)) return;
-        if constexpr (std::is_same_v<F, fn::select>) {
+        constexpr fn::derivative_kind kind = fn::derivative_kind_v<F>;
+        if constexpr (kind == fn::derivative_kind::selection) {
           if constexpr (J == 1) backprop(child, make_map<fn::select>(get<0>(m.children), ct, Scalar<T>{{}, T(0)}), st);
           else if constexpr (J == 2) backprop(child, make_map<fn::select>(get<0>(m.children), Scalar<T>{{}, T(0)}, ct), st);
-        } else if constexpr (is_cast<F>::value || std::is_same_v<F, fn::plus> ||
-                             (std::is_same_v<F, fn::minus> && J == 0)) {
-          backprop(child, ct, st);  // cast_to<T>: the identity on values; +: partial 1
-        } else if constexpr (std::is_same_v<F, fn::minus>) {
-          backprop(child, make_map<fn::negate>(ct), st);
-        } else if constexpr (std::is_same_v<F, fn::multiplies>) {
+        } else if constexpr (kind == fn::derivative_kind::linear) {
+          if constexpr (fn::linear_sign_v<F, J> > 0) backprop(child, ct, st);
+          else backprop(child, make_map<fn::negate>(ct), st);
+        } else if constexpr (kind == fn::derivative_kind::bilinear) {
           // ct times the other factor: the cotangent's type does not carry this child.
           backprop(child, make_map<fn::multiplies>(ct, get<1 - J>(m.children)), st);
         } else {

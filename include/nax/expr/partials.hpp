@@ -8,6 +8,37 @@
 
 namespace nax::detail::fn {
 
+// How grad and jvp differentiate F, where its structure serves better than its partials:
+// - linear (+, -, negation, casts): a tangent goes through F itself, a cotangent to argument J
+//   is ct times linear_sign_v<F, J> (+1 or -1), with no partial built;
+// - bilinear (*): each argument's cotangent or tangent term is ct (t) times the other operand;
+// - selection (where): the cotangent goes to the chosen branch, the condition gets none;
+// - by_partial: ct * partial<F, J>(x...), for every other function (a missing partial is a
+//   compile error naming F and J, autodiff/rules.hpp's require_derivative).
+enum class derivative_kind { linear, bilinear, selection, by_partial };
+template <class F>
+inline constexpr derivative_kind derivative_kind_v = derivative_kind::by_partial;
+template <>
+inline constexpr derivative_kind derivative_kind_v<plus> = derivative_kind::linear;
+template <>
+inline constexpr derivative_kind derivative_kind_v<minus> = derivative_kind::linear;
+template <>
+inline constexpr derivative_kind derivative_kind_v<negate> = derivative_kind::linear;
+template <class T>
+inline constexpr derivative_kind derivative_kind_v<cast_to<T>> = derivative_kind::linear;
+template <>
+inline constexpr derivative_kind derivative_kind_v<multiplies> = derivative_kind::bilinear;
+template <>
+inline constexpr derivative_kind derivative_kind_v<select> = derivative_kind::selection;
+
+// The coefficient of argument J in a linear F: x - y is +1 x - 1 y, -x is -1 x.
+template <class F, std::size_t J>
+inline constexpr int linear_sign_v = 1;
+template <>
+inline constexpr int linear_sign_v<minus, 1> = -1;
+template <>
+inline constexpr int linear_sign_v<negate, 0> = -1;
+
 // A derivative that is 0 everywhere (piecewise constant functions, the second partials of
 // linear ones): the partials below that are one derive from these.
 struct zero_unary : float_unary<zero_unary> {
