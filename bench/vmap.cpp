@@ -69,8 +69,8 @@ void loop_per_example(benchmark::State& state) {
   for (auto _ : state) {
     for (nax::index_t e = 0; e < batch_size; ++e) {
       // One example: a row of x, f on it, written into the matching row of y.
-      auto row = nax::detail::host::drop_axis<batch>(p.x.view(), e);
-      auto out_row = nax::detail::host::drop_axis<batch>(p.y.view(), e);
+      auto row = nax::detail::drop_axis<batch>(p.x.view(), e);
+      auto out_row = nax::detail::drop_axis<batch>(p.y.view(), e);
       out_row.assign(layer(row, p.w, p.b));
     }
     benchmark::DoNotOptimize(p.y.data());
