@@ -51,7 +51,8 @@ struct Relayout : node_interface<Relayout<C, Kind, OutAxes, Hidden, Unbound>> {
 template <class Kind, class OutAxes, class C, class Hidden = hidden_t<C>, class Unbound = unbound_t<C>>
 Relayout<C, Kind, OutAxes, Hidden, Unbound> positional_relayout(C child) {
   Relayout<C, Kind, OutAxes, Hidden, Unbound> r{{}, std::move(child)};
-  for (std::size_t j = 0; j < r.child_rank; ++j) r.coef[j][j] = 1;
+  if constexpr (C::axes_type::size > 0)  // (a rank-0 child: no loop, and no "j < 0" for nvcc to warn about)
+    for (std::size_t j = 0; j < C::axes_type::size; ++j) r.coef[j][j] = 1;
   r.extents_ = r.child.extents();
   return r;
 }
