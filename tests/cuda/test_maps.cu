@@ -2,7 +2,9 @@
 // collective of a vectorised axis; xmap over a mesh of emulated host devices that all run on
 // the current GPU (their collectives stage device data through host memory); xmap over a mesh
 // of the CUDA devices (NCCL reads device memory in place); GlobalArrays with device shards on
-// both kinds of mesh, read in place by xmap and gathered to the host. The JAX program's pmap training step
+// both kinds of mesh, read in place by xmap and gathered to the host; grad through psum_scatter
+// of a replicated value, whose cotangent is summed over the devices through the memory space.
+// The JAX program's pmap training step
 // (value_and_grad, then pmean of the gradients) on device arrays is checked against the host
 // by examples/train_pmap.cpp --cuda (CTest example.train_pmap_cuda).
 #include "device_support.hpp"
@@ -66,6 +68,27 @@ TEST_CASE("maps on the device: xmap over host devices sharing the GPU") {
                 nax::xmap<nax::bind<i, data>>(every_collective, two)(x));
   check_outputs(nax::xmap<nax::bind<i, data>>(every_collective, four)(on_device),
                 nax::xmap<nax::bind<i, data>>(every_collective, four)(x));
+}
+
+TEST_CASE("maps on the device: grad through psum_scatter of a replicated value, over host devices") {
+  if (no_device()) return;
+  // The scatter rule's cotangent is summed over the devices through the program's memory
+  // space (Space::sum_over_members): device memory here, staged through the host for the
+  // host mesh's communicator, which must never be handed the device pointer itself.
+  NAX_AXIS(k);
+  auto x = random_array<float, i, k>({4, 3});
+  auto p = random_array<float, j, k>({4, 3});
+  nax::Mesh<data> four(nax::host::devices(4), {4});
+  auto f = [](const auto& v, const auto& p0) {
+    return nax::grad([&](const auto& q) { return nax::psum<i>(nax::sum(nax::psum_scatter<i, j>(q) * v)); })(p0);
+  };
+  nax::Array<float, j, k> on_host = nax::xmap<nax::bind<i, data>>(f, four)(x, p);
+  nax::cuda::Array<float, j, k> on_device =
+      nax::xmap<nax::bind<i, data>>(f, four)(nax::cuda::to_device(x), nax::cuda::to_device(p));
+  // Member m keeps 4 p[m, :] of the psum, so d/dp[m, :] of the summed loss is 4 x[m, :].
+  for (nax::index_t m = 0; m < 4; ++m)
+    for (nax::index_t c = 0; c < 3; ++c) CHECK(on_host(m, c) == doctest::Approx(4.f * x(m, c)));
+  check_same(nax::cuda::to_host(on_device), on_host);
 }
 
 TEST_CASE("maps on the device: xmap over the CUDA devices") {

@@ -6,7 +6,8 @@
 //   4-device mesh axes with 1 to 3 members per device, random extents (0 and 1 included),
 //   random and partial permutations, and a 2 x 2 mesh whose other axis is bound too;
 // - by nax::traffic_meter: the calls each device's communicator received and the bytes they
-//   deliver, against the algorithmic minimum.
+//   deliver, against the algorithmic minimum;
+// and grad through psum_scatter of a replicated value against its closed form.
 #include <nax/nax.hpp>
 
 #include <doctest/doctest.h>
@@ -235,5 +236,30 @@ TEST_CASE("grad(grad(f)) through ppermute: its rule is a Permute node, different
     auto expected = [&](const nax_test::index_map& idx) { return 6 * nax_test::at(x, idx); };
     nax_test::check_all(vm, expected, 1e-12, 1e-12);
     nax_test::check_all(xm, expected, 1e-12, 1e-12);
+  }
+}
+
+TEST_CASE("grad through psum_scatter of a replicated value: the cotangent summed over the devices") {
+  // Member m keeps N p[m, :] of psum(p) (p replicated, N members), so the summed loss
+  // psum(sum(psum_scatter(p) * x_m)) has gradient N x[m, :] in p. Each device's cotangent
+  // covers only its own members' blocks; the scatter rule sums it over the devices through
+  // the memory space (tests/cuda/test_maps.cu runs the same with device arrays).
+  nax_test::random_source rng(2114);
+  for (int devices : {1, 2, 4}) {
+    for (index_t here : {1, 2}) {
+      const index_t members = devices * here, nf = rng.extent(4);
+      CAPTURE(devices);
+      CAPTURE(here);
+      CAPTURE(nf);
+      auto x = nax_test::random_array<float, batch, f>(rng, {members, nf}, -1.f, 1.f);
+      auto p = nax_test::random_array<float, s, f>(rng, {members, nf}, -1.f, 1.f);
+      nax::Mesh<data> mesh(nax::host::devices(devices), {devices});
+      auto grad_of_p = [](const auto& v, const auto& p0) {
+        return nax::grad([&](const auto& q) { return nax::psum<batch>(nax::sum(nax::psum_scatter<batch, s>(q) * v)); })(p0);
+      };
+      nax::Array<float, s, f> g = nax::xmap<nax::bind<batch, data>>(grad_of_p, mesh)(x, p);
+      for (index_t m = 0; m < members; ++m)
+        for (index_t c = 0; c < nf; ++c) CHECK(g(m, c) == doctest::Approx(float(members) * x(m, c)));
+    }
   }
 }
