@@ -3,6 +3,7 @@
 #pragma once
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 #include "functors.hpp"
 
@@ -31,13 +32,23 @@ inline constexpr derivative_kind derivative_kind_v<multiplies> = derivative_kind
 template <>
 inline constexpr derivative_kind derivative_kind_v<select> = derivative_kind::selection;
 
-// The coefficient of argument J in a linear F: x - y is +1 x - 1 y, -x is -1 x.
+// The coefficient of argument J in a linear F: x - y is +1 x - 1 y, -x is -1 x. Stated for
+// every linear op, with no default: a new linear op without its signs does not compile
+// (an incomplete linear_sign), rather than taking +1 silently.
 template <class F, std::size_t J>
-inline constexpr int linear_sign_v = 1;
+struct linear_sign;
+template <std::size_t J>
+struct linear_sign<plus, J> : std::integral_constant<int, 1> {};
 template <>
-inline constexpr int linear_sign_v<minus, 1> = -1;
+struct linear_sign<minus, 0> : std::integral_constant<int, 1> {};
 template <>
-inline constexpr int linear_sign_v<negate, 0> = -1;
+struct linear_sign<minus, 1> : std::integral_constant<int, -1> {};
+template <>
+struct linear_sign<negate, 0> : std::integral_constant<int, -1> {};
+template <class T>
+struct linear_sign<cast_to<T>, 0> : std::integral_constant<int, 1> {};
+template <class F, std::size_t J>
+inline constexpr int linear_sign_v = linear_sign<F, J>::value;
 
 // A derivative that is 0 everywhere (piecewise constant functions, the second partials of
 // linear ones): the partials below that are one derive from these.
@@ -46,6 +57,11 @@ struct zero_unary : float_unary<zero_unary> {
 };
 struct zero_binary : promoting_binary<zero_binary> {
   template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(0); }
+};
+// A partial that is 1 everywhere (x + y in either argument, x - y, fmod and remainder in x,
+// and the mixed second partials of x * y).
+struct unit_binary : promoting_binary<unit_binary> {
+  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
 };
 
 // Derivatives, for reverse-mode autodiff (include/nax/autodiff/): partial<F, K> is the
@@ -212,17 +228,11 @@ struct partial<gelu_tanh, 0> : float_unary<partial<gelu_tanh, 0>> {
 };
 
 template <>
-struct partial<plus, 0> : promoting_binary<partial<plus, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<plus, 0> : unit_binary {};
 template <>
-struct partial<plus, 1> : promoting_binary<partial<plus, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<plus, 1> : unit_binary {};
 template <>
-struct partial<minus, 0> : promoting_binary<partial<minus, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<minus, 0> : unit_binary {};
 template <>
 struct partial<minus, 1> : promoting_binary<partial<minus, 1>> {
   template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(-1); }
@@ -287,17 +297,13 @@ struct partial<hypot, 1> : promoting_binary<partial<hypot, 1>> {
 };
 // As lax.rem's and jnp.remainder's: 1 for x; -trunc(x / y), resp. -floor(x / y), for y.
 template <>
-struct partial<fmod, 0> : promoting_binary<partial<fmod, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<fmod, 0> : unit_binary {};
 template <>
 struct partial<fmod, 1> : promoting_binary<partial<fmod, 1>> {
   template <class R> NAX_HOST_DEVICE static R value(R x, R y) { return -std::trunc(x / y); }
 };
 template <>
-struct partial<remainder, 0> : promoting_binary<partial<remainder, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<remainder, 0> : unit_binary {};
 template <>
 struct partial<remainder, 1> : promoting_binary<partial<remainder, 1>> {
   template <class R> NAX_HOST_DEVICE static R value(R x, R y) { return -std::floor(x / y); }
@@ -507,13 +513,9 @@ struct partial<partial<remainder, 1>, 1> : zero_binary {};
 template <>
 struct partial<partial<multiplies, 0>, 0> : zero_binary {};
 template <>
-struct partial<partial<multiplies, 0>, 1> : promoting_binary<partial<partial<multiplies, 0>, 1>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<partial<multiplies, 0>, 1> : unit_binary {};
 template <>
-struct partial<partial<multiplies, 1>, 0> : promoting_binary<partial<partial<multiplies, 1>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R, R) { return R(1); }
-};
+struct partial<partial<multiplies, 1>, 0> : unit_binary {};
 template <>
 struct partial<partial<multiplies, 1>, 1> : zero_binary {};
 template <>
