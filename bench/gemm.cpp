@@ -1,7 +1,9 @@
 // GFLOP/s of the host GEMM: nax's built-in kernel, nax's CBLAS path and, when the build
 // found one, the CBLAS library called directly (NAX_BENCH_HAVE_CBLAS). Square products,
 // a transposed and a sliced operand, and a batch of small products.
-// Run with OMP_NUM_THREADS set to the core count; the GFLOP/s counter uses wall time.
+// Run with OMP_NUM_THREADS set to the core count; the GFLOP/s counter uses wall time. At the
+// end, numpy's and JAX's square products (bench/jax_peers.py gemm) run in the same program,
+// when $NAX_JAX_PYTHON or python3 imports them (--no-jax leaves them out).
 // For the cleanest comparison run each path in its own process (--benchmark_filter=builtin,
 // =cblas_direct, =dispatched): OpenBLAS's worker threads can keep spinning for a while after a
 // call and slow down whatever runs next in the same process.
@@ -10,8 +12,12 @@
 #endif
 #include <nax/backend/host/gemm.hpp>
 
+#include "support.hpp"
+
 #include <benchmark/benchmark.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <random>
 #include <vector>
 
@@ -128,4 +134,20 @@ NAX_GEMM_BENCH(batched, float, path::dispatched)->Arg(32)->Arg(64);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  const bool jax = !nax_bench::flag_given(argc, argv, "--no-jax");
+  std::vector<char*> args;
+  for (int a = 0; a < argc; ++a)
+    if (std::string(argv[a]) != "--no-jax") args.push_back(argv[a]);
+  int count = static_cast<int>(args.size());
+  benchmark::Initialize(&count, args.data());
+  if (benchmark::ReportUnrecognizedArguments(count, args.data())) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  if (jax) {
+    std::printf("\nnumpy and JAX on the CPU, GFLOP/s (bench/jax_peers.py gemm):\n");
+    std::fflush(stdout);
+    const std::string cmd = nax_bench::jax_peers_command("gemm", "jax, numpy");
+    if (std::system(cmd.c_str()) != 0) std::printf("(jax or numpy not found: skipped)\n");
+  }
+}

@@ -3,7 +3,7 @@
 and bench_train_step: the peers the project issues name "JAX on the CPU, when installed".
 
 Run by bench/run_all.py when its Python imports jax, or by hand:
-    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort [REGEX]
+    python3 bench/jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort|gemm [REGEX]
 elementwise and reduce print "case/jax_cpu GB/s" (median over repetitions, bytes counted as
 the C++ benchmarks count them); train_step prints "BM_linear_jax SECONDS" and "BM_mlp_jax
 SECONDS" (median time of one jitted value_and_grad step plus the SGD update, the models and
@@ -243,14 +243,32 @@ def gpt_cases():
         yield "gpt_step_%s/jax_cpu" % name, run, float(c["batch"] * c["seq"])
 
 
+def gemm_cases():
+    """bench/gemm.cpp's square products: C = A @ B of n x n row-major matrices, float32 at 512,
+    1024 and 2048 and float64 at 1024, with numpy (its own BLAS: OpenBLAS in the PyPI wheel, all
+    cores) and with jax.jit (XLA's CPU dot, all cores; float64 needs jax_enable_x64, which this
+    group turns on). GFLOP/s counted as bench_gemm counts them (2 n^3 per product)."""
+    jax.config.update("jax_enable_x64", True)
+    for dtype, n in ((np.float32, 512), (np.float32, 1024), (np.float32, 2048), (np.float64, 1024)):
+        rng = np.random.default_rng(n)
+        a = (rng.random((n, n)) - 0.5).astype(dtype)
+        b = (rng.random((n, n)) - 0.5).astype(dtype)
+        name = "%s/%d" % ("float" if dtype == np.float32 else "double", n)
+        yield "square<%s>/numpy" % name, lambda a=a, b=b: a @ b, 2.0 * n ** 3
+        aj, bj = jnp.asarray(a), jnp.asarray(b)
+        assert aj.dtype == dtype
+        product = jax.jit(lambda x, y: x @ y)
+        yield "square<%s>/jax_cpu" % name, lambda aj=aj, bj=bj, f=product: f(aj, bj).block_until_ready(), 2.0 * n ** 3
+
+
 def main():
     group = sys.argv[1] if len(sys.argv) > 1 else ""
     pattern = re.compile(sys.argv[2] if len(sys.argv) > 2 else "")
     cases = {"elementwise": elementwise_cases, "reduce": reduce_cases, "train_step": train_step_cases,
              "deep_mlp": deep_mlp_cases, "rnn": rnn_cases, "take": take_cases,
-             "gpt": gpt_cases, "scan": scan_cases, "sort": sort_cases}
+             "gpt": gpt_cases, "scan": scan_cases, "sort": sort_cases, "gemm": gemm_cases}
     if group not in cases:
-        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort [REGEX]")
+        sys.exit("usage: jax_peers.py elementwise|reduce|train_step|deep_mlp|rnn|take|gpt|scan|sort|gemm [REGEX]")
     for name, fn, amount in cases[group]():
         if not pattern.search(name):
             continue

@@ -241,8 +241,11 @@ void check_random_layouts(Gemm&& gemm, unsigned seed, int cases) {
   }
 }
 
-// Products large enough to cross the cache blocks of the built-in kernel (kc = 256,
-// mc = 144 or 72, nc = 4080) and to be split across threads, in several layouts.
+// Products large enough to cross the cache blocks of the built-in kernel (kc = 256; mc = 144
+// or 72 with AVX2, 288 or 144 with AVX-512; nc = 4080 or 4064) and to be split across
+// threads, in several layouts; and every M and N around the register tiles (6 x 16 and
+// 12 x 32 for float, 6 x 8 and 12 x 16 for double), deep enough (K = 450) that the packed
+// kernel takes them rather than the small-product loop.
 template <class T, class Gemm>
 void check_block_edges(Gemm&& gemm) {
   std::mt19937 rng(3);
@@ -257,6 +260,9 @@ void check_block_edges(Gemm&& gemm) {
   check_product<T>(gemm, problem{4, 70, 90, 80}, T(1), T(0), rng);
   // Column-major C is computed as C^T = B^T A^T.
   check_product<T>(gemm, problem{1, 130, 70, 50, row_major(), row_major(), column_major()}, T(1), T(2), rng);
+  for (index_t M : {5, 6, 7, 11, 12, 13, 25})
+    for (index_t N : {7, 8, 9, 15, 16, 17, 31, 32, 33})
+      check_product<T>(gemm, problem{1, M, N, 450}, T(1), M % 2 ? T(0) : T(-1), rng);
 }
 
 // Thin products (one of K, M, N at most 8, held by an operand of packed short rows: the

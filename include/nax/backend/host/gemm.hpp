@@ -1,7 +1,9 @@
 // Batched, strided matrix product on the host: C = alpha A B + beta C for every batch, any
 // element strides, any arithmetic type. float and double run the packed kernel of
 // gemm_kernel.hpp, or a CBLAS library when NAX_USE_CBLAS is defined (gemm_cblas.hpp);
-// other types run a plain loop. The host backend's matmul lowers to `gemm`.
+// other types run a plain loop. The built-in products flush subnormal operands and results to
+// zero (subnormals.hpp: as XLA does; a CBLAS library does what it does). The host backend's
+// matmul lowers to `gemm`.
 #pragma once
 #include <nax/backend/host/gemm_kernel.hpp>
 #include <nax/backend/host/gemm_thin.hpp>
@@ -120,6 +122,7 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
                   T beta, gemm_output<T> C) {
   static_assert(std::is_arithmetic_v<T>, "gemm: the element type must be arithmetic");
   if (batch <= 0 || M <= 0 || N <= 0) return;
+  [[maybe_unused]] const subnormals_flushed flushed;  // (subnormals.hpp: as XLA; the worker threads set their own)
   // (The stride of an axis of extent 1 means nothing.)
   const bool column_major_output = C.row_stride == 1 && C.col_stride != 1 && M > 1 && N > 1;
   if constexpr (!gemm_has_packed_kernel<T>) {
@@ -139,7 +142,7 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
         small_gemm_work)
       return gemm_small(batch, M, N, K, alpha, A, B, beta, C);
     // The kernel stores full rows of a tile with vector stores when C's rows are contiguous;
-    // a matrix-vector product (N == 1) fills 16 lanes of the 6 x 16 tile instead of 1.
+    // a matrix-vector product (N == 1) fills a whole row of the register tile (16 or 32 lanes) instead of 1.
     if (column_major_output || (N == 1 && M > 1)) gemm_transpose_problem(M, N, A, B, C);
     using blocking = gemm_blocking<T>;
     const double work = static_cast<double>(batch) * static_cast<double>(M) * static_cast<double>(N) *

@@ -2,6 +2,7 @@
 // register-blocked micro-kernel, cache blocking and the split of one product across
 // threads. Bottom of backend/host; gemm.hpp wraps it in the batched, typed API.
 #pragma once
+#include <nax/backend/host/subnormals.hpp>
 #include <nax/core/config.hpp>
 
 #include <algorithm>
@@ -13,11 +14,14 @@
 #include <omp.h>
 #endif
 
-// GCC and clang vector extensions let one kernel source serve AVX2, SSE and NEON; other
-// compilers get the same kernel on plain arrays. NAX_GEMM_PORTABLE_KERNEL forces the latter.
+// GCC and clang vector extensions let one kernel source serve AVX-512, AVX2, SSE and NEON;
+// other compilers get the same kernel on plain arrays. NAX_GEMM_PORTABLE_KERNEL forces the
+// latter. The vector width is what the target flags allow (-march=native here: AVX-512).
 #if (defined(__GNUC__) || defined(__clang__)) && !defined(NAX_GEMM_PORTABLE_KERNEL)
 #define NAX_GEMM_VECTOR_EXTENSIONS 1
-#if defined(__AVX__)
+#if defined(__AVX512F__) && !defined(__CUDACC__)
+#define NAX_GEMM_VECTOR_BYTES 64
+#elif defined(__AVX__)
 #define NAX_GEMM_VECTOR_BYTES 32
 #else
 #define NAX_GEMM_VECTOR_BYTES 16
@@ -30,17 +34,20 @@
 namespace nax::detail::host {
 
 // Register tile and cache blocks. The micro-kernel keeps an mr x nr tile of C in 2*mr vector
-// registers (12 of the 16 ymm registers with AVX2: 6x16 float, 6x8 double). kc x nr of
-// packed B (16 KiB) stays in the 32 KiB L1, mc x kc of packed A (144 KiB) in the 512 KiB L2
-// per core, kc x nc of packed B in L3. These are BLIS's Zen values; on the 2-core Zen 3
-// development machine kc 192..384 and mc 96..288 measured the same within noise.
+// registers, nr being two vectors: with AVX2 (16 ymm) 6 x 16 float, 6 x 8 double, in 12
+// registers; with AVX-512 (32 zmm) 12 x 32 float, 12 x 16 double, in 24, so that each
+// broadcast of A feeds two FMAs and each load of B twelve. kc x nr of packed B stays in L1
+// (AVX2: 16 KiB of 32; AVX-512: 32 KiB of 48), mc x kc of packed A in L2, kc x nc of
+// packed B in L3. The AVX2 values are BLIS's Zen values (on a 2-core Zen 3, kc 192..384
+// and mc 96..288 measured the same within noise); bench/README.md has the AVX-512 ones.
 template <class T>
 struct gemm_blocking {
   static constexpr int lanes = NAX_GEMM_VECTOR_BYTES / static_cast<int>(sizeof(T));
-  static constexpr int mr = 6;
+  static constexpr bool wide = NAX_GEMM_VECTOR_BYTES == 64;
+  static constexpr int mr = wide ? 12 : 6;
   static constexpr int nr = 2 * lanes;
   static constexpr index_t kc = 256;
-  static constexpr index_t mc = 144 * 4 / static_cast<index_t>(sizeof(T));
+  static constexpr index_t mc = (wide ? 288 : 144) * 4 / static_cast<index_t>(sizeof(T));
   static constexpr index_t nc = 4080 - 4080 % nr;
 };
 
@@ -49,6 +56,50 @@ struct gemm_blocking {
 // panels of nr columns; inside a panel the mr (nr) elements of one k are adjacent. Ragged
 // panels are padded with zeros, so the micro-kernel never tests bounds, and any stride,
 // negative or zero, costs the same once packed.
+
+#if NAX_GEMM_VECTOR_EXTENSIONS && !defined(__CUDACC__)  // (nvcc's front end has no __builtin_shufflevector)
+// The panels of `full` (a multiple of Width) source runs along the depth (depth stride 1: a
+// row-major A, a column-major B), written depth-major: a transpose. Element by element its
+// stores go Width apart, one float at a time (4096 x 1024 floats: 2.2 ms, 7.6 GB/s); here
+// 4 runs x 4 depths are loaded as 4 vectors, transposed in registers and stored as 4 vectors.
+// Runs beyond a multiple of 4 in a panel (Width 6) and the last kc % 4 depths go one by one.
+template <int Width, class T>
+void gemm_pack_rows_transposing(index_t full, index_t kc, const T* src, index_t index_stride, T* packed) {
+  // (No helper functions taking or returning quads: for double they are AVX-sized, and a
+  // function boundary would change the ABI where AVX is off, which GCC warns about.)
+  typedef T quad __attribute__((vector_size(4 * sizeof(T))));
+  constexpr int grouped = Width / 4 * 4;
+  const index_t kc4 = kc / 4 * 4;
+  for (index_t panel = 0; panel < full; panel += Width) {
+    T* out = packed + panel * kc;
+    const T* rows = src + panel * index_stride;
+    for (int i = 0; i < grouped; i += 4) {
+      const T* r = rows + i * index_stride;
+      for (index_t p = 0; p < kc4; p += 4) {
+        quad r0, r1, r2, r3;
+        std::memcpy(&r0, r + p, sizeof r0);
+        std::memcpy(&r1, r + index_stride + p, sizeof r1);
+        std::memcpy(&r2, r + 2 * index_stride + p, sizeof r2);
+        std::memcpy(&r3, r + 3 * index_stride + p, sizeof r3);
+        const quad t0 = __builtin_shufflevector(r0, r1, 0, 4, 1, 5), t1 = __builtin_shufflevector(r0, r1, 2, 6, 3, 7);
+        const quad t2 = __builtin_shufflevector(r2, r3, 0, 4, 1, 5), t3 = __builtin_shufflevector(r2, r3, 2, 6, 3, 7);
+        const quad c0 = __builtin_shufflevector(t0, t2, 0, 1, 4, 5), c1 = __builtin_shufflevector(t0, t2, 2, 3, 6, 7);
+        const quad c2 = __builtin_shufflevector(t1, t3, 0, 1, 4, 5), c3 = __builtin_shufflevector(t1, t3, 2, 3, 6, 7);
+        std::memcpy(out + p * Width + i, &c0, sizeof c0);
+        std::memcpy(out + (p + 1) * Width + i, &c1, sizeof c1);
+        std::memcpy(out + (p + 2) * Width + i, &c2, sizeof c2);
+        std::memcpy(out + (p + 3) * Width + i, &c3, sizeof c3);
+      }
+      for (index_t p = kc4; p < kc; ++p)
+        for (int q = 0; q < 4; ++q) out[p * Width + i + q] = r[q * index_stride + p];
+    }
+    for (int i = grouped; i < Width; ++i) {
+      const T* run = rows + i * index_stride;
+      for (index_t p = 0; p < kc; ++p) out[p * Width + i] = run[p];
+    }
+  }
+}
+#endif
 
 // Packs `extent` rows (A) or columns (B) of depth kc: element (index, p) is
 // src[index * index_stride + p * depth_stride]. The loops follow whichever stride is 1, so
@@ -70,12 +121,16 @@ void gemm_pack_panels(index_t extent, index_t kc, const T* src, index_t index_st
       }
     }
   } else if (depth_stride == 1) {
+#if NAX_GEMM_VECTOR_EXTENSIONS && !defined(__CUDACC__)
+    gemm_pack_rows_transposing<Width>(full, kc, src, index_stride, packed);
+#else
     for (index_t panel = 0; panel < full; panel += Width)
       for (int i = 0; i < Width; ++i) {
         const T* run = src + (panel + i) * index_stride;
         T* out = packed + panel * kc + i;
         for (index_t p = 0; p < kc; ++p) out[p * Width] = run[p];
       }
+#endif
   } else {
     for (index_t panel = 0; panel < full; panel += Width)
       for (index_t p = 0; p < kc; ++p)
@@ -278,8 +333,12 @@ template <class Body>
 void gemm_parallel_for(int threads, index_t count, index_t chunk, const Body& body) {
 #if defined(_OPENMP)
   if (threads > 1 && count > 1) {
-#pragma omp parallel for schedule(dynamic, chunk) num_threads(threads)
-    for (index_t i = 0; i < count; ++i) body(i);
+#pragma omp parallel num_threads(threads)
+    {
+      [[maybe_unused]] const subnormals_flushed flushed;  // (each thread's own flags; the caller set its own)
+#pragma omp for schedule(dynamic, chunk)
+      for (index_t i = 0; i < count; ++i) body(i);
+    }
     return;
   }
 #endif

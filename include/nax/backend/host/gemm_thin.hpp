@@ -1,7 +1,7 @@
 // Thin products on the host: one GEMM dimension of at most 8 held by an operand of packed
 // short rows. The JAX program's linear model is two of them: dot<in>(x, w) with x (batch, in = 3)
 // (depth 3), and its gradient dot<batch>(x, ct) (3 outputs, a long reduction). The blocked
-// kernel pads such a product to its 6 x 16 tile and packs it; a short dot product per
+// kernel pads such a product to its register tile (6 x 16 or 12 x 32) and packs it; a short dot product per
 // element reads the rows with a stride the compiler does not know. Here the short
 // extent is a template argument, so the packed rows are read as whole vectors.
 // Bottom of backend/host, beside gemm_kernel.hpp; gemm.hpp dispatches to it.
