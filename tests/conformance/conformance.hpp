@@ -202,6 +202,32 @@ std::string compare(const npy::Array& want, const nax::Array<T, As...>& got, dou
   return compare(want, got.data(), shape, rtol, exact_bits, replicas);
 }
 
+// Against JAX's output relative to its largest element: max |nax - jax| <= rtol * max |jax|,
+// rtol the suite's (1e-5 float32, 1e-6 float64). For gradients (families tape, and grad's
+// float32 MLP): an element is a sum of terms as large as the output's largest elements, so
+// its rounding error is set by that scale, not by its own size, and XLA's rounding differs
+// from nax's (another summation order, libm). Measured, grad/mlp_tanh_vg_f32_8x6x10x2: element
+// 47 of the gradient of w1 is 0.0062, a sum of 8 terms up to 0.23; against float64's value nax
+// is 2.3e-5 off relative to it and JAX 7e-7, while over the whole output JAX's largest
+// relative error is 1.1e-5 (element 6) and its largest absolute one 5.0e-7 to nax's 2.9e-7.
+template <class T, class... As>
+std::string compare_scaled(const npy::Array& want_file, const nax::Array<T, As...>& got) {
+  const auto want = to_array<T, As...>(want_file);
+  if (want.extents() != got.extents()) return "extents differ from JAX's";
+  double worst = 0, scale = 0;
+  nax::index_t at = 0;
+  for (nax::index_t k = 0; k < got.size(); ++k) {
+    const double d = std::abs(double(got.data()[k]) - double(want.data()[k]));
+    if (!(d <= worst)) worst = d, at = k;  // (a NaN counts as the worst)
+    scale = std::max(scale, std::abs(double(want.data()[k])));
+  }
+  const double rtol = std::is_same_v<T, float> ? rtol_f32 : rtol_f64;
+  if (!(worst <= rtol * scale))
+    return "element " + std::to_string(at) + ": |nax - jax| " + std::to_string(worst) + " > rtol * max |jax| = " +
+           std::to_string(rtol) + " * " + std::to_string(scale);
+  return "";
+}
+
 // What `run` returns for a case this file does not handle (another file of the family does).
 inline std::string skip() { return "skip: another file"; }
 // ... and for a case this backend cannot run (an op the CUDA backend lacks, an element type not

@@ -68,7 +68,7 @@ std::string compare_all(const Case& c, std::size_t first, const A&... got) {
   std::size_t k = first;
   auto one = [&](const auto& g) {
     if (e.empty()) {
-      e = conf::compare(c.out.at(k), g);
+      e = conf::compare_scaled(c.out.at(k), g);  // (values and gradients: conformance.hpp says why)
       if (!e.empty()) e = "output " + std::to_string(k) + ": " + e;
     }
     ++k;

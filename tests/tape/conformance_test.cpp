@@ -20,34 +20,18 @@ struct Dense {
   BOOST_HANA_DEFINE_STRUCT(Dense, (nax::Array<T, feat, hid>, w), (nax::Array<T, hid>, b));
 };
 
-// Each output against JAX's, relative to the output's largest element: max |nax - jax| <=
-// rtol * max |jax|, rtol the suite's (1e-5 float32, 1e-6 float64). Not element by element as
-// the other families: the gradients pass through 8 layers (16 time steps) forward and back,
-// nax's GEMM sums in another order than XLA's, and a weight gradient's elements span orders of
-// magnitude (measured, float32: an element of 2.8e-6 off by 2e-10, in an array whose largest
-// element is 1e-3: 8e-5 relative to itself, 2e-7 to the array's scale).
-template <class T, class... As>
-std::string compare_scaled(const npy::Array& want_file, const nax::Array<T, As...>& got) {
-  const auto want = conf::to_array<T, As...>(want_file);
-  if (want.extents() != got.extents()) return "extents differ from JAX's";
-  double worst = 0, scale = 0;
-  for (nax::index_t k = 0; k < got.size(); ++k) {
-    worst = std::max(worst, std::abs(double(got.data()[k]) - double(want.data()[k])));
-    scale = std::max(scale, std::abs(double(want.data()[k])));
-  }
-  const double rtol = std::is_same_v<T, float> ? conf::rtol_f32 : conf::rtol_f64;
-  if (!(worst <= rtol * scale)) return "max |nax - jax| " + std::to_string(worst) + " > rtol * max |jax| = " +
-                                       std::to_string(rtol) + " * " + std::to_string(scale);
-  return "";
-}
-
+// Each output against JAX's relative to the output's largest element (conf::compare_scaled):
+// the gradients pass through 8 layers (16 time steps) forward and back, nax's GEMM sums in
+// another order than XLA's, and a weight gradient's elements span orders of magnitude
+// (measured, float32: an element of 2.8e-6 off by 2e-10, in an array whose largest element is
+// 1e-3: 8e-5 relative to itself, 2e-7 to the array's scale).
 // Outputs first, first + 1, ... against the arrays.
 template <class... A>
 std::string compare_from(const Case& c, std::size_t first, const A&... got) {
   std::string e;
   std::size_t k = first;
   auto one = [&](const auto& g) {
-    if (e.empty()) e = compare_scaled(c.out.at(k), g);
+    if (e.empty()) e = conf::compare_scaled(c.out.at(k), g);
     if (!e.empty() && e.rfind("output", 0) != 0) e = "output " + std::to_string(k) + ": " + e;
     ++k;
   };

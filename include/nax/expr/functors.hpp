@@ -10,6 +10,7 @@
 
 #include "../core/config.hpp"
 #include "../core/element_type.hpp"
+#include "../core/vector_math.hpp"
 
 namespace nax::detail::fn {
 
@@ -178,7 +179,7 @@ struct stop_gradient {
 
 // Unary ops with a floating result (floating_t: float stays float, int32 gives float, int64 double).
 struct exp : float_unary<exp> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::exp(x); }
 };
 struct log : float_unary<log> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return std::log(x); }
@@ -202,18 +203,18 @@ struct cos : float_unary<cos> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return std::cos(x); }
 };
 struct tanh : float_unary<tanh> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::tanh(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::tanh(x); }
 };
 struct erf : float_unary<erf> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return std::erf(x); }
 };
 struct sigmoid : float_unary<sigmoid> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + std::exp(-x)); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + vector_math::exp(-x)); }
 };
 // log(sigmoid(x)) = -softplus(-x), written so that neither branch overflows.
 struct log_sigmoid : float_unary<log_sigmoid> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { return -(std::log1p(std::exp(-std::abs(x))) + (x < R(0) ? -x : R(0))); }
+  NAX_HOST_DEVICE static R value(R x) { return -(std::log1p(vector_math::exp(-std::abs(x))) + (x < R(0) ? -x : R(0))); }
 };
 struct tan : float_unary<tan> {
   template <class R> NAX_HOST_DEVICE static R value(R x) { return std::tan(x); }
@@ -245,10 +246,10 @@ struct arctanh : float_unary<arctanh> {
 // softplus = log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large |x|.
 struct softplus : float_unary<softplus> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { return (x > R(0) ? x : R(0)) + std::log1p(std::exp(-std::abs(x))); }
+  NAX_HOST_DEVICE static R value(R x) { return (x > R(0) ? x : R(0)) + std::log1p(vector_math::exp(-std::abs(x))); }
 };
 struct silu : float_unary<silu> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return x / (R(1) + std::exp(-x)); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return x / (R(1) + vector_math::exp(-x)); }
 };
 // gelu: x Phi(x) exactly (through erfc, as jax.nn.gelu(approximate=False)), or with tanh
 // (jax.nn.gelu's default): x (1 + tanh(u)) / 2 with u = sqrt(2 / pi) (x + 0.044715 x^3),
@@ -261,7 +262,7 @@ struct gelu_exact : float_unary<gelu_exact> {
 struct gelu_tanh : float_unary<gelu_tanh> {
   template <class R>
   NAX_HOST_DEVICE static R value(R x) {
-    return x / (R(1) + std::exp(R(-1.5957691216057307118) * (x + R(0.044715) * (x * x * x))));
+    return x / (R(1) + vector_math::exp(R(-1.5957691216057307118) * (x + R(0.044715) * (x * x * x))));
   }
 };
 

@@ -93,7 +93,7 @@ struct partial<relu, 0> : float_unary<partial<relu, 0>> {
 };
 template <>
 struct partial<exp, 0> : float_unary<partial<exp, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::exp(x); }
 };
 template <>
 struct partial<log, 0> : float_unary<partial<log, 0>> {
@@ -105,7 +105,7 @@ struct partial<log1p, 0> : float_unary<partial<log1p, 0>> {
 };
 template <>
 struct partial<expm1, 0> : float_unary<partial<expm1, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::exp(x); }
 };
 template <>
 struct partial<sqrt, 0> : float_unary<partial<sqrt, 0>> {
@@ -125,22 +125,22 @@ struct partial<cos, 0> : float_unary<partial<cos, 0>> {
 };
 template <>
 struct partial<tanh, 0> : float_unary<partial<tanh, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { R t = std::tanh(x); return R(1) - t * t; }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { R t = vector_math::tanh(x); return R(1) - t * t; }
 };
 // 2 / sqrt(pi)
 template <>
 struct partial<erf, 0> : float_unary<partial<erf, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1.1283791670955126) * std::exp(-x * x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1.1283791670955126) * vector_math::exp(-x * x); }
 };
 template <>
 struct partial<sigmoid, 0> : float_unary<partial<sigmoid, 0>> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s); }
+  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + vector_math::exp(-x)); return s * (R(1) - s); }
 };
 // sigmoid(-x)
 template <>
 struct partial<log_sigmoid, 0> : float_unary<partial<log_sigmoid, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + std::exp(x)); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + vector_math::exp(x)); }
 };
 // 0 at both kinks, as jax.nn.relu6
 template <>
@@ -197,19 +197,19 @@ struct partial<arctanh, 0> : float_unary<partial<arctanh, 0>> {
 // sigmoid
 template <>
 struct partial<softplus, 0> : float_unary<partial<softplus, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + std::exp(-x)); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(1) / (R(1) + vector_math::exp(-x)); }
 };
 template <>
 struct partial<silu, 0> : float_unary<partial<silu, 0>> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) + x * (R(1) - s)); }
+  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + vector_math::exp(-x)); return s * (R(1) + x * (R(1) - s)); }
 };
 // Phi(x) + x phi(x), phi the standard normal density (1 / sqrt(2 pi) = 0.3989...).
 template <>
 struct partial<gelu_exact, 0> : float_unary<partial<gelu_exact, 0>> {
   template <class R>
   NAX_HOST_DEVICE static R value(R x) {
-    return R(0.5) * std::erfc(-x * R(0.70710678118654752440)) + x * R(0.39894228040143267794) * std::exp(R(-0.5) * x * x);
+    return R(0.5) * std::erfc(-x * R(0.70710678118654752440)) + x * R(0.39894228040143267794) * vector_math::exp(R(-0.5) * x * x);
   }
 };
 // gelu_tanh = x s with s = sigmoid(2u), u = k (x + 0.044715 x^3); n = sigmoid(-2u) = 1 - s
@@ -220,8 +220,8 @@ struct partial<gelu_tanh, 0> : float_unary<partial<gelu_tanh, 0>> {
   NAX_HOST_DEVICE static R value(R x) {
     const R k = R(0.79788456080286535588);
     R u = k * (x + R(0.044715) * (x * x * x));
-    R s = R(1) / (R(1) + std::exp(R(-2) * u));
-    R n = R(1) / (R(1) + std::exp(R(2) * u));
+    R s = R(1) / (R(1) + vector_math::exp(R(-2) * u));
+    R n = R(1) / (R(1) + vector_math::exp(R(2) * u));
     R du = k * (R(1) + R(3) * R(0.044715) * x * x);
     return s + R(2) * x * s * n * du;
   }
@@ -325,7 +325,7 @@ template <>
 struct partial<partial<relu, 0>, 0> : zero_unary {};
 template <>
 struct partial<partial<exp, 0>, 0> : float_unary<partial<partial<exp, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::exp(x); }
 };
 template <>
 struct partial<partial<log, 0>, 0> : float_unary<partial<partial<log, 0>, 0>> {
@@ -337,7 +337,7 @@ struct partial<partial<log1p, 0>, 0> : float_unary<partial<partial<log1p, 0>, 0>
 };
 template <>
 struct partial<partial<expm1, 0>, 0> : float_unary<partial<partial<expm1, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return std::exp(x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return vector_math::exp(x); }
 };
 template <>
 struct partial<partial<sqrt, 0>, 0> : float_unary<partial<partial<sqrt, 0>, 0>> {
@@ -357,25 +357,25 @@ struct partial<partial<cos, 0>, 0> : float_unary<partial<partial<cos, 0>, 0>> {
 };
 template <>
 struct partial<partial<tanh, 0>, 0> : float_unary<partial<partial<tanh, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { R t = std::tanh(x); return R(-2) * t * (R(1) - t * t); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { R t = vector_math::tanh(x); return R(-2) * t * (R(1) - t * t); }
 };
 // -4 x / sqrt(pi) e^(-x^2)
 template <>
 struct partial<partial<erf, 0>, 0> : float_unary<partial<partial<erf, 0>, 0>> {
-  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(-2.2567583341910252) * x * std::exp(-x * x); }
+  template <class R> NAX_HOST_DEVICE static R value(R x) { return R(-2.2567583341910252) * x * vector_math::exp(-x * x); }
 };
 template <>
 struct partial<partial<sigmoid, 0>, 0> : float_unary<partial<partial<sigmoid, 0>, 0>> {
   template <class R>
   NAX_HOST_DEVICE static R value(R x) {
-    R s = R(1) / (R(1) + std::exp(-x));
+    R s = R(1) / (R(1) + vector_math::exp(-x));
     return s * (R(1) - s) * (R(1) - R(2) * s);
   }
 };
 template <>
 struct partial<partial<log_sigmoid, 0>, 0> : float_unary<partial<partial<log_sigmoid, 0>, 0>> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + std::exp(-x)); return -s * (R(1) - s); }
+  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + vector_math::exp(-x)); return -s * (R(1) - s); }
 };
 template <>
 struct partial<partial<relu6, 0>, 0> : zero_unary {};
@@ -428,13 +428,13 @@ struct partial<partial<arctanh, 0>, 0> : float_unary<partial<partial<arctanh, 0>
 template <>
 struct partial<partial<softplus, 0>, 0> : float_unary<partial<partial<softplus, 0>, 0>> {
   template <class R>
-  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + std::exp(-x)); return s * (R(1) - s); }
+  NAX_HOST_DEVICE static R value(R x) { R s = R(1) / (R(1) + vector_math::exp(-x)); return s * (R(1) - s); }
 };
 template <>
 struct partial<partial<silu, 0>, 0> : float_unary<partial<partial<silu, 0>, 0>> {
   template <class R>
   NAX_HOST_DEVICE static R value(R x) {
-    R s = R(1) / (R(1) + std::exp(-x));
+    R s = R(1) / (R(1) + vector_math::exp(-x));
     return s * (R(1) - s) * (R(2) + x * (R(1) - R(2) * s));
   }
 };
@@ -442,7 +442,7 @@ template <>
 struct partial<partial<gelu_exact, 0>, 0> : float_unary<partial<partial<gelu_exact, 0>, 0>> {
   template <class R>
   NAX_HOST_DEVICE static R value(R x) {
-    return (R(2) - x * x) * R(0.39894228040143267794) * std::exp(R(-0.5) * x * x);
+    return (R(2) - x * x) * R(0.39894228040143267794) * vector_math::exp(R(-0.5) * x * x);
   }
 };
 // d/dx [s + 2 x s n u'] with s' = 2 s n u', (s n)' = 2 s n u' (n - s), u'' = 6 k 0.044715 x.
@@ -452,8 +452,8 @@ struct partial<partial<gelu_tanh, 0>, 0> : float_unary<partial<partial<gelu_tanh
   NAX_HOST_DEVICE static R value(R x) {
     const R k = R(0.79788456080286535588);
     R u = k * (x + R(0.044715) * (x * x * x));
-    R s = R(1) / (R(1) + std::exp(R(-2) * u));
-    R n = R(1) / (R(1) + std::exp(R(2) * u));
+    R s = R(1) / (R(1) + vector_math::exp(R(-2) * u));
+    R n = R(1) / (R(1) + vector_math::exp(R(2) * u));
     R du = k * (R(1) + R(3) * R(0.044715) * x * x);
     R ddu = R(6) * k * R(0.044715) * x;
     return R(4) * s * n * du + x * (R(4) * s * n * (n - s) * du * du + R(2) * s * n * ddu);
