@@ -4,7 +4,7 @@
 // densely around the places where the code changes formula or saturates (tanh's 2^-10, the
 // clamp at 104, the overflow and underflow thresholds, the subnormal results), and every
 // special value. With NAX_EXHAUSTIVE_ULPS=1 in the environment the sample is every float
-// (2^32 of them: about a minute in the host preset's Release build; docs/ARCHITECTURE.md,
+// (2^32 of them: 100 s for both in the host preset's Release build; docs/ARCHITECTURE.md,
 // "Elementwise math", has the result).
 #include <nax/nax.hpp>
 

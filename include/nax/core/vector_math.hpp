@@ -81,20 +81,23 @@ inline float tanh_float(float x) {
   return std::copysign(static_cast<float>(std::bit_cast<double>(t)), x);
 }
 
+// Whether the vectorisable versions serve R: float, in host code.
 template <class R>
-NAX_HOST_DEVICE inline R exp(R x) {
-#if !defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<R, float>) return exp_float(x);
+NAX_HOST_DEVICE constexpr bool vectorised_for() {
+#if defined(__CUDA_ARCH__)
+  return false;
+#else
+  return std::is_same_v<R, float>;
 #endif
-  return std::exp(x);
 }
 
 template <class R>
+NAX_HOST_DEVICE inline R exp(R x) {
+  if constexpr (vectorised_for<R>()) return exp_float(x); else return std::exp(x);
+}
+template <class R>
 NAX_HOST_DEVICE inline R tanh(R x) {
-#if !defined(__CUDA_ARCH__)
-  if constexpr (std::is_same_v<R, float>) return tanh_float(x);
-#endif
-  return std::tanh(x);
+  if constexpr (vectorised_for<R>()) return tanh_float(x); else return std::tanh(x);
 }
 
 }  // namespace nax::detail::vector_math
