@@ -77,7 +77,7 @@ TEST_CASE_TEMPLATE("gemm_builtin flushes subnormal operands and results to zero 
                    float, double) {
   const T tiny = std::numeric_limits<T>::denorm_min() * T(1000);  // a subnormal operand
   const T small = std::sqrt(std::numeric_limits<T>::min()) / T(4);  // small * small is subnormal
-  for (index_t n : {4, 64, 130}) {  // the small-product loop, then the packed kernel on 1 or 2 threads
+  for (index_t n : {4, 64, 130}) {  // a thin product on the calling thread, then the packed kernel on 2 threads
     CAPTURE(n);
     std::vector<T> a(static_cast<std::size_t>(n * n), tiny), ones(a.size(), T(1)), c(a.size(), T(7));
     host::gemm_builtin<T>(1, n, n, n, T(1), {a.data(), 0, n, 1}, {ones.data(), 0, n, 1}, T(0), {c.data(), 0, n, 1});

@@ -122,7 +122,6 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
                   T beta, gemm_output<T> C) {
   static_assert(std::is_arithmetic_v<T>, "gemm: the element type must be arithmetic");
   if (batch <= 0 || M <= 0 || N <= 0) return;
-  [[maybe_unused]] const subnormals_flushed flushed;  // (subnormals.hpp: as XLA; the worker threads set their own)
   // (The stride of an axis of extent 1 means nothing.)
   const bool column_major_output = C.row_stride == 1 && C.col_stride != 1 && M > 1 && N > 1;
   if constexpr (!gemm_has_packed_kernel<T>) {
@@ -130,6 +129,8 @@ void gemm_builtin(index_t batch, index_t M, index_t N, index_t K, T alpha, gemm_
     if (column_major_output) gemm_transpose_problem(M, N, A, B, C);
     gemm_loop(batch, M, N, K, alpha, A, B, beta, C);
   } else {
+    // (subnormals.hpp: as XLA. This thread's flags; the worker threads set their own.)
+    [[maybe_unused]] const subnormals_flushed flushed;
     if (K <= 0 || alpha == T(0)) return gemm_scale_batches(batch, M, N, beta, C);
     if (const thin_kind kind = gemm_thin_kind(M, N, K, A, B); kind != thin_kind::none) {
       for (index_t b = 0; b < batch; ++b)
