@@ -1,6 +1,6 @@
 // Umbrella header of reverse-mode autodiff: nax::grad, nax::value_and_grad, nax::vjp,
 // nax::custom_vjp, nax::checkpoint; forward mode: nax::jvp;
-// nax::jacrev, nax::jacfwd.
+// nax::jacrev, nax::jacfwd, nax::hessian.
 #pragma once
 // Evaluations inside grad are recorded unless NAX_NO_TAPE is defined (nax.hpp says why).
 #if !defined(NAX_NO_TAPE) && !defined(NAX_TAPE_RECORDING)
@@ -15,3 +15,4 @@
 #include "autodiff/checkpoint.hpp"
 #include "autodiff/jvp.hpp"
 #include "autodiff/jacobian.hpp"
+#include "autodiff/hessian.hpp"
