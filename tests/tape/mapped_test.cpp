@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
+#include "tape_support.hpp"
 
 namespace {
 NAX_AXIS(ex);
@@ -18,14 +19,7 @@ NAX_AXIS(all);
 NAX_AXIS(grp);
 using nax::index_t;
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const nax::argument_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using nax_tape_test::error_of;
 
 // A one-hidden-layer model, lazily and with its intermediates evaluated.
 auto lazy_prediction = [](const auto& x, const auto& w1, const auto& w2) {

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
+#include "tape_support.hpp"
 
 namespace {
 NAX_AXIS(batch);
@@ -26,14 +27,7 @@ double fd(F&& loss, X& x, const G& g) {
   return nax_ad_test::fd_error([&] { return double(loss()); }, x, g);
 }
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const nax::argument_error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using nax_tape_test::error_of;
 }  // namespace
 
 TEST_CASE("tape: an evaluated intermediate carries its derivative (the issue's example)") {

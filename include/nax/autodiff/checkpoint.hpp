@@ -43,6 +43,7 @@ struct checkpointed {
     tape_interface* active = active_tape;
     if (!active || !any_depends(*active, args...)) [[likely]] return nax::eval(f(args...));
     tape& record = current_tape();
+    if (record.forward()) return nax::eval(f(args...));  // jvp: nothing to recompute, f's evaluations carry tangents
     record.check_recording();
     (record.check_enclosing(as_expr(args)), ...);
     tape_pause pause;  // f's intermediates are freed as it goes

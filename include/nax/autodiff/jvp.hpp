@@ -3,9 +3,10 @@
 // tangent with its primal's structure and axes. f is called once; the tangent of each output
 // is its expression's forward rules (forward.hpp) over the arguments' tangents, evaluated with
 // the value in one context (one fused pass per output tangent; partial derivatives read the
-// value's memoised reductions and contractions). Host backend. f is one expression of its
-// arguments: an evaluation inside f that depends on an argument raises (forward mode through
-// evaluations is not done yet), as do raw reads of the arguments (tape.hpp's guards).
+// value's memoised reductions and contractions). Host backend. f may evaluate intermediates
+// (a loop over layers): each evaluation that depends on an argument evaluates its tangent
+// beside its value (record.hpp), and the leaves that read its output read that tangent. Raw
+// reads of what depends on an argument raise (tape.hpp's guards).
 #pragma once
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "forward.hpp"
+#include "tangents.hpp"
 #include "vjp.hpp"
 
 namespace nax {
@@ -42,66 +44,9 @@ struct require_tangent_tree {
   static constexpr bool value = true;
 };
 
-template <class X>
-struct is_host_leaf : std::false_type {};
-template <class T, class... As>
-struct is_host_leaf<Leaf<T, As...>> : std::true_type {};
-
-// The arguments' tangents, by their storage: a leaf of an argument reads its tangent (same
-// layout as an array of the argument's axes); any other leaf a zero (a broadcast number).
-class tangent_env {
- public:
-  template <class T, class... As>
-  void add(const ArrayView<const T, As...>& argument, std::shared_ptr<Array<T, As...>> t) {
-    entry e;
-    std::tie(e.first, e.last) = byte_range(argument);
-    e.data = argument.data();
-    e.extents.assign(argument.extents().begin(), argument.extents().end());
-    e.strides.assign(argument.strides().begin(), argument.strides().end());
-    e.type = &type_key_v<host_space, T, axes<As...>>;
-    e.tangent = std::move(t);
-    entries_.push_back(std::move(e));
-  }
-
-  template <leaf_node L>
-  L leaf_tangent(const L& l) const {
-    if constexpr (!is_host_leaf<L>::value) {
-      throw argument_error("nax: jvp: f reads a device array; forward mode runs on the host backend only (yet)");
-      return l;
-    } else {
-      using T = typename L::value_type;
-      using A = typename L::axes_type;
-      auto [first, last] = byte_range(l.view);
-      for (const entry& e : entries_) {
-        if (!first || !(e.first < last && first < e.last)) continue;
-        const bool same = e.data == l.view.data() && std::equal(e.extents.begin(), e.extents.end(), l.view.extents().begin(), l.view.extents().end()) &&
-                          std::equal(e.strides.begin(), e.strides.end(), l.view.strides().begin(), l.view.strides().end());
-        if (!same || e.type != &type_key_v<host_space, T, A>)
-          throw argument_error("nax: jvp: f reads an argument through a view of part of it (an ArrayView made "
-                               "inside f); use nax::slice, transpose or rename on the array instead");
-        const auto& t = *static_cast<const array_for_t<T, A>*>(e.tangent.get());
-        return L{{}, t.view(), e.tangent};
-      }
-      static const T zero{};
-      return L{{}, decltype(l.view)(&zero, l.view.extents(), std::array<index_t, A::size>{}), {}};
-    }
-  }
-
- private:
-  struct entry {
-    const char* first = nullptr;
-    const char* last = nullptr;
-    const void* data = nullptr;
-    std::vector<index_t> extents, strides;
-    const void* type = nullptr;
-    std::shared_ptr<void> tangent;
-  };
-  std::vector<entry> entries_;
-};
-
 inline constexpr const char* jvp_refusal =
-    "nax: jvp: f evaluates an intermediate that depends on an argument; forward mode through evaluations is not "
-    "supported yet: write f as one expression (or use nax::vjp)";
+    "nax: jvp: f calls a custom_vjp function on a value that depends on an argument; forward mode cannot go through "
+    "a custom_vjp (as in JAX): differentiate it with vjp or grad";
 
 // A primal leaf's tangent, evaluated into an array of the primal's axes (all of them: inside a
 // map, the mapped ones too).
@@ -137,8 +82,10 @@ struct jvp_of {
     static_assert(require_tangent_count<sizeof...(Ps), sizeof...(Ts)>::value);
     static_assert((require_static_vjp_argument<Ps>::value && ...));
     auto all = prepared_arguments<every_argument>(primals);
-    tape record(false, jvp_refusal);  // guards: raw reads, evaluations that depend on an argument
     tangent_env env;
+    // Guards raw reads; each evaluation that depends on an argument evaluates its tangent too.
+    tape record(false, jvp_refusal);
+    record.set_forward(&env);
     [&]<std::size_t... P>(std::index_sequence<P...>) {
       (add_argument(record, env, std::get<P>(all), std::get<P>(tangents)), ...);
     }(std::index_sequence_for<Ps...>{});

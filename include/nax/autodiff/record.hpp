@@ -3,11 +3,16 @@
 // appends. An entry keeps the expression (its leaves view the arrays it read; the tape keeps
 // those alive) and the evaluation context, whose memo holds the reductions and contractions
 // of the forward pass, so the entry's backward pass (the expression's static rules, as for
-// grad's final expression) recomputes none of them. Autodiff layer: needs rules.hpp.
+// grad's final expression) recomputes none of them. Under jvp (forward mode) an evaluation
+// instead evaluates its tangent beside its value (forward.hpp's rules, in the value's context)
+// and keeps it for the evaluations that read its output. Autodiff layer: needs rules.hpp and
+// forward.hpp.
 #pragma once
 #include <memory>
 
+#include "forward.hpp"
 #include "rules.hpp"
+#include "tangents.hpp"
 
 namespace nax::detail {
 namespace ad {
@@ -31,6 +36,21 @@ struct recorded final : entry_base {
 
 inline tape& current_tape() { return static_cast<tape&>(*active_tape); }  // only autodiff sets it
 
+// Forward mode: out = e and its tangent, in one context (the tangent's partials read the
+// value's memoised reductions and contractions); later leaves of out read the tangent.
+template <class T, class... As, class E>
+void evaluate_with_tangent(tape& record, tangent_env& env, const ArrayView<T, As...>& out, const E& e) {
+  auto t = std::make_shared<Array<T, As...>>(no_fill, out.extents());
+  {
+    tape::suspension quiet(record);  // (the context's temporaries are freed at once)
+    host::context ctx;
+    host::assign_in_context(out, e, ctx);
+    host::assign_in_context(t->view(), cast_if_needed<T>(tangent(e, env)), ctx);
+  }
+  env.add(ArrayView<const T, As...>(out), std::move(t));
+  record.track_forward_output(out);
+}
+
 }  // namespace ad
 
 // The host's evaluation of e into out while a grad runs: recorded when e depends on a
@@ -47,6 +67,7 @@ void evaluate_recorded(const ArrayView<T, As...>& out, const E& e) {
     return;
   }
   if constexpr (std::is_floating_point_v<T>) {
+    if (ad::tangent_env* env = record.forward()) return ad::evaluate_with_tangent(record, *env, out, e);
     record.check_recording();
     auto entry = std::make_unique<ad::recorded<host_space, E, T, axes<As...>>>(e);
     {

@@ -49,6 +49,7 @@ struct tracked_buffer {
 };
 
 class tape;
+class tangent_env;  // forward mode's tangents (tangents.hpp)
 
 // A recorded evaluation: its backward pass sends the cotangent of its output through the
 // expression's static rules (record.hpp).
@@ -170,6 +171,16 @@ class tape final : public tape_interface {
     (visit_expression_leaves<true>(es, pin), ...);
     entry->output = track(out, static_cast<std::ptrdiff_t>(entries_.size()));
     entries_.push_back(std::move(entry));
+  }
+
+  // Forward mode (jvp.hpp): while f runs, an evaluation that depends on an argument evaluates
+  // its tangent beside its value into env (record.hpp), and its output is tracked like a
+  // recorded one (the guards, and the tangents of later evaluations that read it).
+  void set_forward(tangent_env* env) { forward_ = env; }
+  tangent_env* forward() const { return forward_; }
+  template <class View>
+  void track_forward_output(const View& out) {
+    track(out, forward_evaluations_++);
   }
 
   // Errors for what the tape cannot record, before anything is written.
@@ -409,6 +420,8 @@ class tape final : public tape_interface {
 
   bool recording_;
   const char* refusal_;
+  tangent_env* forward_ = nullptr;
+  std::ptrdiff_t forward_evaluations_ = 0;
   tape_interface* enclosing_;
   int suspended_ = 0;
   std::vector<tracked_buffer> buffers_;
