@@ -1,6 +1,7 @@
 // expect-compile
-// The control of jvp_tangent_axes, jvp_tangent_count and jvp_tangent_tree: one tangent per
-// primal, with its axes (in another order) and its pytree structure.
+// The control of jvp_tangent_axes, jvp_tangent_count, jvp_tangent_tree and jvp_vector_argument:
+// one tangent per primal, with its axes (in another order) and its pytree structure (a
+// std::array of layers).
 #include <nax/nax.hpp>
 #include <array>
 

@@ -1,7 +1,9 @@
 // nax::vjp (autodiff/vjp.hpp): outputs that are not scalars, several outputs, evaluations
 // inside f, a pullback called many times (the rows of a Jacobian, against central
-// differences), a pullback that outlives the arguments, and the errors.
+// differences), a pullback that outlives the arguments, a std::vector of layers, and the errors.
+#include <boost/hana/define_struct.hpp>
 #include <string>
+#include <vector>
 
 #include "../autodiff/finite_difference.hpp"
 
@@ -134,5 +136,47 @@ TEST_CASE("vmap(vjp(f)): per-member pullbacks with mapped cotangents") {
     nax::Array<double, out> ct = nax::sum<ex>(nax::slice<ex>(cts, e, e + 1));
     auto r = nax::grad([&](const auto& a) { return nax::sum(ct * layer_lazy(a, w)); })(x);
     for (index_t i = 0; i < 2; ++i) CHECK(g(e, i) == doctest::Approx(r(i)).epsilon(1e-12));
+  }
+}
+
+namespace {
+struct Dense {
+  BOOST_HANA_DEFINE_STRUCT(Dense, (nax::Array<double, in, out>, w), (nax::Array<double, out>, bias));
+};
+}  // namespace
+
+TEST_CASE("vjp of a std::vector of layers (a run-time depth): against grad of <ct, f>, central differences, and again") {
+  nax_test::random_source rng(1806);
+  const index_t nb = 3, width = 4;
+  auto x = nax_test::random_array<double, ex, in>(rng, {nb, width});
+  auto ct = nax_test::random_array<double, ex, out>(rng, {nb, width});
+  auto net = [&](const std::vector<Dense>& ls) {
+    nax::Array<double, ex, out> h = nax::rename<in, out>(x);
+    for (const Dense& l : ls) h = nax::tanh(nax::dot<in>(nax::rename<out, in>(h), l.w) + l.bias);  // h = f(h)
+    return h;
+  };
+  for (std::size_t depth : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {
+    INFO("depth " << depth);
+    std::vector<Dense> layers(depth);
+    for (Dense& l : layers) {
+      l.w = nax_test::random_array<double, in, out>(rng, {width, width});
+      for (double& v : l.w) v *= 0.8;
+      l.bias = nax_test::random_array<double, out>(rng, {width});
+    }
+    auto [y, pullback] = nax::vjp(net)(layers);
+    auto [g] = pullback(ct);
+    static_assert(std::is_same_v<decltype(g), std::vector<Dense>>);
+    REQUIRE(g.size() == depth);
+    auto weighted = [&](const std::vector<Dense>& ls) { return nax::sum(ct * net(ls)); };
+    auto want = nax::grad(weighted)(layers);
+    auto [g_again] = pullback(ct * 2.0);  // fresh gradients each call: exactly twice
+    for (std::size_t k = 0; k < depth; ++k) {
+      for (index_t p = 0; p < width; ++p) {
+        CHECK(g[k].bias(p) == doctest::Approx(want[k].bias(p)).epsilon(1e-12));
+        CHECK(g_again[k].bias(p) == doctest::Approx(2 * g[k].bias(p)).epsilon(1e-12));
+        for (index_t q = 0; q < width; ++q) CHECK(g[k].w(p, q) == doctest::Approx(want[k].w(p, q)).epsilon(1e-12));
+      }
+      CHECK(nax_ad_test::fd_error([&] { return weighted(layers).item(); }, layers[k].w, g[k].w) < 1e-6);
+    }
   }
 }

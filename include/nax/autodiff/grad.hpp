@@ -84,9 +84,10 @@ void track_arguments(tape& record, const Tree& tree, std::vector<std::size_t>& t
 }
 
 // The gradients of a differentiated std::vector of pytrees of arrays (a run-time number of
-// layers): one gradient array per leaf of each element, linked to the tape (tape.hpp), whose
-// leaf rule adds into it wherever the element's leaf is read, in f's result or in a recorded
-// evaluation. The gradient is a std::vector of the elements' gradient trees.
+// layers): every leaf of each element is tracked by the tape before f runs (track); before a
+// backward pass, one gradient array per leaf is linked to it (the constructor), and the
+// tape's leaf rule adds into it wherever the element's leaf is read, in f's result or in a
+// recorded evaluation. The gradient is a std::vector of the elements' gradient trees.
 template <class Leaf>
 using leaf_space_t = space_of_t<decltype(as_expr(std::declval<const Leaf&>()))>;
 template <class Leaf>
@@ -98,22 +99,31 @@ template <class Elem, class... Ls>
 struct vector_gradients<Elem, std::tuple<Ls...>> {
   std::vector<std::tuple<std::shared_ptr<leaf_gradient_t<std::remove_cvref_t<Ls>>>...>> grads;
 
+  // The tape's indices of every leaf of every element, in order.
+  static std::vector<std::size_t> track(tape& record, const std::vector<Elem>& elements) {
+    std::vector<std::size_t> tracked;
+    tracked.reserve(elements.size() * sizeof...(Ls));
+    for (const Elem& e : elements)
+      std::apply([&](const auto&... leaf) { (tracked.push_back(record.track_argument(argument_view(leaf))), ...); },
+                 tree_leaves(e));
+    return tracked;
+  }
   template <class Leaf>
-  static auto track_leaf(tape& record, const Leaf& leaf) {
+  static auto link_leaf(tape& record, const Leaf& leaf, std::size_t index) {
     using T = typename Leaf::value_type;
     static_assert(require_floating_variable<T, Leaf>::value);
     using G = leaf_gradient_t<Leaf>;
-    const auto view = argument_view(leaf);
-    auto gradient = std::make_shared<G>(view.extents());
-    record.template link_argument<leaf_space_t<Leaf>, T, typename Leaf::axes_type>(record.track_argument(view),
-                                                                                   gradient);
+    auto gradient = std::make_shared<G>(argument_view(leaf).extents());
+    record.template link_argument<leaf_space_t<Leaf>, T, typename Leaf::axes_type>(index, gradient);
     return gradient;
   }
-  vector_gradients(tape& record, const std::vector<Elem>& elements) {
+  vector_gradients(tape& record, const std::vector<Elem>& elements, const std::vector<std::size_t>& tracked) {
     grads.reserve(elements.size());
+    std::size_t i = 0;
     for (const Elem& e : elements)
-      grads.push_back(std::apply([&](const auto&... leaf) { return std::make_tuple(track_leaf(record, leaf)...); },
-                                 tree_leaves(e)));
+      grads.push_back(std::apply(
+          [&](const auto&... leaf) { return std::tuple{link_leaf(record, leaf, tracked[i++])...}; },  // (in order)
+          tree_leaves(e)));
   }
   auto gradients(const std::vector<Elem>& elements) {
     auto take = [&](std::size_t i) {
@@ -127,10 +137,20 @@ struct vector_gradients<Elem, std::tuple<Ls...>> {
 };
 struct no_vector_gradients {};
 
+// A std::vector argument's leaves tracked (nothing for another argument), then their gradients.
+template <class Arg>
+std::vector<std::size_t> track_vector_argument(tape& record, const Arg& arg) {
+  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>::track(record, arg);
+  else return {};
+}
+template <class Arg>
+auto link_vector_argument(tape& record, const Arg& arg, const std::vector<std::size_t>& tracked) {
+  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>(record, arg, tracked);
+  else return no_vector_gradients{};
+}
 template <class Arg>
 auto vector_gradients_of(tape& record, const Arg& arg) {
-  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>(record, arg);
-  else return no_vector_gradients{};
+  return link_vector_argument(record, arg, track_vector_argument(record, arg));
 }
 // Each variable's gradient is where the recorded evaluations' backward passes add into its
 // argument's cotangent, per member where it has the output's mapped axes (tape.hpp).

@@ -36,6 +36,14 @@ struct require_tangent_axes {
   static constexpr bool value = true;
 };
 
+template <class Arg>
+struct require_static_jvp_argument {
+  static_assert(!is_vector_argument_v<Arg> && !holds_vector<Arg>(),
+                "nax: jvp takes arguments of static structure (arrays, Hana structs, tuples, std::array); a "
+                "std::vector argument (Arg) is not supported by jvp yet: hold the layers in a std::array");
+  static constexpr bool value = true;
+};
+
 template <std::size_t PrimalLeaves, std::size_t TangentLeaves>
 struct require_tangent_tree {
   static_assert(PrimalLeaves == TangentLeaves,
@@ -80,7 +88,7 @@ struct jvp_of {
   template <class... Ps, class... Ts>
   auto operator()(const std::tuple<Ps...>& primals, const std::tuple<Ts...>& tangents) const {
     static_assert(require_tangent_count<sizeof...(Ps), sizeof...(Ts)>::value);
-    static_assert((require_static_vjp_argument<Ps>::value && ...));
+    static_assert((require_static_jvp_argument<Ps>::value && ...));
     auto all = prepared_arguments<every_argument>(primals);
     tangent_env env;
     // Guards raw reads; each evaluation that depends on an argument evaluates its tangent too.

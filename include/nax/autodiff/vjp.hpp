@@ -13,6 +13,7 @@
 #include <tuple>
 #include <utility>
 
+#include "grad.hpp"
 #include "record.hpp"
 
 namespace nax {
@@ -30,13 +31,6 @@ struct require_cotangent_tree {
   static_assert(std::tuple_size_v<Outputs> == std::tuple_size_v<Cotangents>,
                 "nax: vjp: the pullback's argument has another number of leaves than f's outputs (Outputs, "
                 "Cotangents); pass a pytree of the outputs' structure, one cotangent per output");
-  static constexpr bool value = true;
-};
-template <class Arg>
-struct require_static_vjp_argument {
-  static_assert(!is_vector_argument_v<Arg> && !holds_vector<Arg>(),
-                "nax: vjp differentiates arguments of static structure (arrays, Hana structs, tuples, "
-                "std::array); a std::vector argument (Arg) is not supported by vjp yet: use grad, or a std::array");
   static constexpr bool value = true;
 };
 
@@ -90,6 +84,7 @@ struct linearized {
   Prepared all;
   std::shared_ptr<tape> record;
   std::vector<std::size_t> tracked;
+  std::vector<std::vector<std::size_t>> vector_tracked;  // per argument: a std::vector's leaves (else empty)
   OutTree out;
   typename Space::context ctx;
 };
@@ -110,7 +105,12 @@ struct pullback {
         [&](const auto&... a) { return std::tuple_cat(variables_of<Hout, Space>(a, shape)...); }, s->all);
     state<Space, Hout, decltype(vars)> st{copy_context(s->ctx), std::move(vars)};
     tape& record = *s->record;
-    if (record.has_entries()) {
+    constexpr std::size_t arguments = std::tuple_size_v<decltype(s->all)>;
+    // Fresh gradients of the std::vector arguments for this pass, linked to their leaves.
+    auto dynamic = [&]<std::size_t... P>(std::index_sequence<P...>) {
+      return std::make_tuple(link_vector_argument(record, std::get<P>(s->all), s->vector_tracked[P])...);
+    }(std::make_index_sequence<arguments>{});
+    if (record.has_entries() || has_vectors) {
       link_arguments<Space>(record, s->tracked, st.vars);
       record.set_output_mapped(Hout{});
       st.record = &record;
@@ -119,7 +119,7 @@ struct pullback {
       (send(std::get<K>(out_leaves), std::get<K>(ct_leaves), K, st), ...);
     }(std::make_index_sequence<std::tuple_size_v<OutLeaves>>{});
     if (record.has_entries()) record.run_backward(/*keep=*/true);
-    return gradients(st, std::make_index_sequence<std::tuple_size_v<decltype(s->all)>>{});
+    return gradients(st, dynamic, std::make_index_sequence<arguments>{});
   }
 
  private:
@@ -148,16 +148,24 @@ struct pullback {
     }
   }
 
+  static constexpr bool has_vectors = []<class... As>(std::type_identity<std::tuple<As...>>) {
+    return (is_vector_argument_v<std::remove_cvref_t<As>> || ... || false);
+  }(std::type_identity<decltype(L::all)>{});
+
   // One gradient tree per argument (leaf offsets: the earlier arguments' counts).
-  template <class St, std::size_t... P>
-  auto gradients(St& st, std::index_sequence<P...>) const {
+  template <class St, class Dynamic, std::size_t... P>
+  auto gradients(St& st, Dynamic& dynamic, std::index_sequence<P...>) const {
     static constexpr std::size_t counts[] = {
         leaf_count_v<std::remove_cvref_t<std::tuple_element_t<P, decltype(s->all)>>>..., 0};
     auto tree_of = [&]<std::size_t Q>(std::integral_constant<std::size_t, Q>) {
       constexpr std::size_t offset = leaf_offset(counts, Q);
-      return tree_transform_leaves_indexed(std::get<Q>(s->all), [&](const auto&, auto index) {
-        return gradient_of(std::get<offset + decltype(index)::value>(st.vars));
-      });
+      if constexpr (is_vector_argument_v<std::remove_cvref_t<std::tuple_element_t<Q, decltype(s->all)>>>) {
+        return std::get<Q>(dynamic).gradients(std::get<Q>(s->all));
+      } else {
+        return tree_transform_leaves_indexed(std::get<Q>(s->all), [&](const auto&, auto index) {
+          return gradient_of(std::get<offset + decltype(index)::value>(st.vars));
+        });
+      }
     };
     return std::make_tuple(tree_of(std::integral_constant<std::size_t, P>{})...);
   }
@@ -169,12 +177,13 @@ struct vjp_of {
 
   template <class... Args>
   auto operator()(Args... args) const {
-    static_assert((require_static_vjp_argument<Args>::value && ...));
     using Given = std::tuple<Args...>;
     auto given = std::make_shared<Given>(std::move(args)...);
     auto all = prepared_arguments<every_argument>(*given);
     auto record = std::make_shared<tape>(true);
     std::vector<std::size_t> tracked;
+    auto vector_tracked = std::apply(
+        [&](const auto&... a) { return std::vector<std::vector<std::size_t>>{track_vector_argument(*record, a)...}; }, all);
     auto out = [&] {
       tape_scope scope(*record);
       std::apply([&](const auto&... a) { (track_arguments(*record, a, tracked), ...); }, all);
@@ -190,8 +199,8 @@ struct vjp_of {
       return union_t<axes<>, hidden_t<Ls>...>{};
     }(std::type_identity<OutLeaves>{}));
     using L = linearized<Space, Given, decltype(all), decltype(out)>;
-    auto s = std::make_shared<L>(L{std::move(given), std::move(all), std::move(record), std::move(tracked), std::move(out),
-                                   Space::make_context()});
+    auto s = std::make_shared<L>(L{std::move(given), std::move(all), std::move(record), std::move(tracked),
+                                   std::move(vector_tracked), std::move(out), Space::make_context()});
     auto values = tree_transform_leaves(s->out, [&](const auto& leaf) { return value_in_context<Space>(leaf, s->ctx); });
     return std::make_pair(std::move(values), pullback<Space, Hout, L>{std::move(s)});
   }
