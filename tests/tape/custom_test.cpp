@@ -6,6 +6,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
+#include "../support/error_text.hpp"
 
 namespace {
 NAX_AXIS(ex);
@@ -33,14 +34,7 @@ auto product = nax::custom_vjp(
     [](const auto& a, const auto& b) { return std::pair(a * b, nax::tuple(nax::eval(a), nax::eval(b))); },
     [](const auto& res, const auto& ct) { return nax::tuple(ct * std::get<1>(res) * 2.0, ct * std::get<0>(res)); });
 
-std::string error_of(auto&& call) {
-  try {
-    call();
-  } catch (const std::exception& e) {
-    return e.what();
-  }
-  return "no error";
-}
+std::string error_of(auto&& call) { return nax_test::error_text(call); }
 }  // namespace
 
 TEST_CASE("custom_vjp: the user's backward pass is the one grad uses; outside grad it is not called") {

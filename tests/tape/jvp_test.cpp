@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
-#include "tape_support.hpp"
+#include "../support/error_text.hpp"
 
 namespace {
 NAX_AXIS(in);
@@ -35,7 +35,7 @@ struct Layer {
   BOOST_HANA_DEFINE_STRUCT(Layer, (nax::Array<double, in, out>, w), (nax::Array<double, out>, bias));
 };
 
-using nax_tape_test::error_of;
+std::string error_of(auto&& call) { return nax_test::error_text<nax::argument_error>(call); }
 
 // <a, b> over equal axis sets.
 double inner(const auto& a, const auto& b) { return nax::sum(a * b).item(); }

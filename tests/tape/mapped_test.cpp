@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
-#include "tape_support.hpp"
+#include "../support/error_text.hpp"
 
 namespace {
 NAX_AXIS(ex);
@@ -19,7 +19,7 @@ NAX_AXIS(all);
 NAX_AXIS(grp);
 using nax::index_t;
 
-using nax_tape_test::error_of;
+std::string error_of(auto&& call) { return nax_test::error_text<nax::argument_error>(call); }
 
 // A one-hidden-layer model, lazily and with its intermediates evaluated.
 auto lazy_prediction = [](const auto& x, const auto& w1, const auto& w2) {

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "../autodiff/finite_difference.hpp"
-#include "tape_support.hpp"
+#include "../support/error_text.hpp"
 
 namespace {
 NAX_AXIS(batch);
@@ -27,7 +27,7 @@ double fd(F&& loss, X& x, const G& g) {
   return nax_ad_test::fd_error([&] { return double(loss()); }, x, g);
 }
 
-using nax_tape_test::error_of;
+std::string error_of(auto&& call) { return nax_test::error_text<nax::argument_error>(call); }
 }  // namespace
 
 TEST_CASE("tape: an evaluated intermediate carries its derivative (the issue's example)") {
