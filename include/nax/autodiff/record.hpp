@@ -45,7 +45,7 @@ void evaluate_with_tangent(tape& record, tangent_env& env, const ArrayView<T, As
     tape::suspension quiet(record);  // (the context's temporaries are freed at once)
     host::context ctx;
     host::assign_in_context(out, e, ctx);
-    host::assign_in_context(t->view(), cast_if_needed<T>(tangent(e, env)), ctx);
+    host::assign_in_context(t->view(), cast_if_needed<T>(tangent_or_zero(e, env)), ctx);  // (an integer e: 0)
   }
   env.add(ArrayView<const T, As...>(out), std::move(t));
   record.track_forward_output(out);
