@@ -1,9 +1,10 @@
 // expect-compile
-// The control of jvp_tangent_axes, jvp_tangent_count, jvp_tangent_tree and jvp_vector_argument:
+// The control of jvp_tangent_axes, jvp_tangent_count, jvp_tangent_tree and jvp_vector_tangent:
 // one tangent per primal, with its axes (in another order) and its pytree structure (a
-// std::array of layers).
+// std::array of layers, and a std::vector given a std::vector).
 #include <nax/nax.hpp>
 #include <array>
+#include <vector>
 
 NAX_AXIS(in);
 NAX_AXIS(out);
@@ -16,4 +17,7 @@ int main() {
                           nax::tuple(p, tw));
   (void)y;
   (void)ty;
+  std::vector<nax::Array<double, in>> layers(2, nax::Array<double, in>({3}));
+  auto [vy, vt] = nax::jvp([](const auto& ls) { return nax::sum(ls[0] * ls[1]); }, nax::tuple(layers), nax::tuple(layers));
+  (void)vt;
 }

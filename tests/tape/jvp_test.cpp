@@ -6,6 +6,7 @@
 #include <array>
 #include <boost/hana/define_struct.hpp>
 #include <string>
+#include <vector>
 
 #include "../autodiff/finite_difference.hpp"
 #include "../support/error_text.hpp"
@@ -185,7 +186,7 @@ TEST_CASE("jvp through evaluations: eval, copies, overwrites, scopes, an interme
     }
 }
 
-TEST_CASE("jvp through evaluations: an 8-layer MLP looping over a std::array of structs, and an RNN over 16 steps") {
+TEST_CASE("jvp through evaluations: an 8-layer MLP looping over a std::array or std::vector of structs, and an RNN over 16 steps") {
   nax_test::random_source rng(2006);
   constexpr int depth = 8;
   const index_t nb = 3, width = 4;
@@ -231,6 +232,18 @@ TEST_CASE("jvp through evaluations: an 8-layer MLP looping over a std::array of 
   double rhs = 0;
   for (int k = 0; k < depth; ++k) rhs += inner(directions[k].w, g[k].w) + inner(directions[k].bias, g[k].bias);
   CHECK(inner(ty, u) == doctest::Approx(rhs).epsilon(1e-11));
+  // The same layers in a std::vector (a run-time depth), its tangent a std::vector too.
+  std::vector<Layer> vector_layers(layers.begin(), layers.end()), vector_directions(directions.begin(), directions.end());
+  auto [yv, tyv] = nax::jvp(mlp, nax::tuple(vector_layers), nax::tuple(vector_directions));
+  for (index_t e = 0; e < nb; ++e) CHECK(tyv(e) == doctest::Approx(ty(e)).epsilon(1e-13));
+  vector_directions.pop_back();
+  std::string mismatch;
+  try {
+    nax::jvp(mlp, nax::tuple(vector_layers), nax::tuple(vector_directions));
+  } catch (const nax::shape_error& e) {
+    mismatch = e.what();
+  }
+  CHECK(mismatch == "nax: jvp: a std::vector argument has 8 elements, its tangent 7");
 
   // An RNN over 16 steps, the recurrence a C++ for loop.
   const index_t steps = 16, nh = 3, ni = 2;

@@ -36,11 +36,11 @@ struct require_tangent_axes {
   static constexpr bool value = true;
 };
 
-template <class Arg>
-struct require_static_jvp_argument {
-  static_assert(!is_vector_argument_v<Arg> && !holds_vector<Arg>(),
-                "nax: jvp takes arguments of static structure (arrays, Hana structs, tuples, std::array); a "
-                "std::vector argument (Arg) is not supported by jvp yet: hold the layers in a std::array");
+template <class Given>
+struct require_vector_tangent {
+  static_assert(is_vector_argument_v<Given>,
+                "nax: jvp: the tangent of a std::vector argument must be a std::vector too (Given is not one), with "
+                "as many elements, each of the element's pytree structure");
   static constexpr bool value = true;
 };
 
@@ -88,7 +88,6 @@ struct jvp_of {
   template <class... Ps, class... Ts>
   auto operator()(const std::tuple<Ps...>& primals, const std::tuple<Ts...>& tangents) const {
     static_assert(require_tangent_count<sizeof...(Ps), sizeof...(Ts)>::value);
-    static_assert((require_static_jvp_argument<Ps>::value && ...));
     auto all = prepared_arguments<every_argument>(primals);
     tangent_env env;
     // Guards raw reads; each evaluation that depends on an argument evaluates its tangent too.
@@ -116,9 +115,22 @@ struct jvp_of {
   }
 
  private:
-  // Each leaf of a primal tracked (the guards), with its tangent.
+  // Each leaf of a primal tracked (the guards), with its tangent; a std::vector element by
+  // element (its tangent: a std::vector of as many elements, each of the element's structure).
   template <class Prepared, class Given>
   static void add_argument(tape& record, tangent_env& env, const Prepared& primal, const Given& tangent_tree) {
+    if constexpr (is_vector_argument_v<Prepared>) {
+      static_assert(require_vector_tangent<Given>::value);
+      if (tangent_tree.size() != primal.size())
+        throw shape_error("nax: jvp: a std::vector argument has " + std::to_string(primal.size()) +
+                          " elements, its tangent " + std::to_string(tangent_tree.size()));
+      for (std::size_t i = 0; i != primal.size(); ++i) add_argument(record, env, primal[i], tangent_tree[i]);
+    } else {
+      add_leaves(record, env, primal, tangent_tree);
+    }
+  }
+  template <class Prepared, class Given>
+  static void add_leaves(tape& record, tangent_env& env, const Prepared& primal, const Given& tangent_tree) {
     auto p_leaves = tree_leaves(primal);
     auto t_leaves = tree_leaves(tangent_tree);
     static_assert(require_tangent_tree<std::tuple_size_v<decltype(p_leaves)>, std::tuple_size_v<decltype(t_leaves)>>::value);
