@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 export PATH="/usr/local/cuda/bin:$PATH"
-export NAX_TEST_SOURCE_DIR="$ROOT/tests"  # test_conformance.cu reads its data from here
+export NAX_TEST_SOURCE_DIR="$ROOT/tests"  # test_conformance_*.cu read their data from here
 start=$(date +%s)
 deadline=$(( start + ${TIME_BUDGET:-470} ))
 LOG_DIR=${LOG_DIR:-build/gpu-run}

@@ -9,7 +9,7 @@
 //   B::instantiates<T>()      whether the programs are compiled for element type T (else
 //                             conf::by_dtype skips with B::not_instantiated(dtype))
 // This file: the host backend (what the test_conformance files use). The CUDA backend is in
-// tests/cuda/test_conformance.cu.
+// tests/cuda/test_conformance_*.cu.
 #pragma once
 #include "conformance.hpp"
 

@@ -2,7 +2,7 @@
 // left_shift and right_shift on int8, uint8, int32, uint32, int64 and bool, with the second
 // operand along b only (broadcast), mixed operand types and C++ numbers. Each result's element
 // type must be JAX's (the case's `result`), its values JAX's exactly. Over a backend B
-// (backend.hpp): bitwise_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
+// (backend.hpp): bitwise_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the
 // CUDA backend.
 #pragma once
 #include "backend.hpp"

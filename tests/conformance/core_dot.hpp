@@ -1,7 +1,7 @@
 // The programs of family `core`'s contractions by name, against jnp.einsum(precision=HIGHEST):
 // matrix products, matrix-vector, inner and outer products, batch axes (also in permuted
 // positions) and two contracted axes, float32, float64, int32. Over a backend B (backend.hpp):
-// core_dot_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the CUDA backend.
+// core_dot_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the CUDA backend.
 #pragma once
 #include "backend.hpp"
 

@@ -2,7 +2,7 @@
 // comparisons, logical ops, where) on 2-D arrays (axes a, b) of float32, float64, int32 and
 // bool, with NaN and infinities and XLA's integer division corners; broadcasting by name,
 // mixed element types and weak scalars. Over a backend B (backend.hpp):
-// core_elementwise_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the CUDA
+// core_elementwise_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the CUDA
 // backend.
 #pragma once
 #include "backend.hpp"

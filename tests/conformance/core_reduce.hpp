@@ -1,7 +1,7 @@
 // The programs of family `core`'s reductions: sum, prod, max, min, mean, logsumexp, argmax,
 // argmin over axis a, axis b or both, of float32, float64, int32 and bool (sum) arrays,
 // including ties and NaN (the mean of int32 is float32, as in JAX). Over a backend B
-// (backend.hpp): core_reduce_test.cpp runs them on the host, tests/cuda/test_conformance.cu on
+// (backend.hpp): core_reduce_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on
 // the CUDA backend.
 #pragma once
 #include "backend.hpp"

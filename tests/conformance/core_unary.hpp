@@ -2,7 +2,7 @@
 // log1p, expm1, sqrt, rsqrt, sin, cos, tanh, erf, sigmoid, log_sigmoid) on 2-D arrays (axes a,
 // b) of float32 and float64, and those meaningful for int32 (a transcendental of int32 is
 // float32, as in JAX); over a backend B (backend.hpp): core_unary_test.cpp runs them on the
-// host, tests/cuda/test_conformance.cu on the CUDA backend.
+// host, tests/cuda/test_conformance_*.cu on the CUDA backend.
 #pragma once
 #include "backend.hpp"
 

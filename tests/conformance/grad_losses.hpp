@@ -2,7 +2,7 @@
 // the JAX programs' losses (the linear model's params tuple (w, b), loss(w, b, x, y) with argnums
 // (0, 1), the logistic loss) and of the two-layer MLP over a params tuple (tanh, relu). Over a
 // backend B (backend.hpp): grad_test.cpp and grad_mlp_test.cpp run them on the host,
-// tests/cuda/test_conformance.cu on the CUDA backend. Inputs and outputs in generate.py's order.
+// tests/cuda/test_conformance_*.cu on the CUDA backend. Inputs and outputs in generate.py's order.
 #pragma once
 #include "backend.hpp"
 #include "grad.hpp"

@@ -3,7 +3,7 @@
 // optax's cross-entropy with integer labels (50,000 classes in float32 too), one_hot, and the
 // scatters (x.at[idx].add/max/min/set: out-of-range updates dropped, and add with clip); each
 // value and, where one exists, the gradient of sum(w * f). Over a backend B (backend.hpp):
-// index_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the CUDA backend.
+// index_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the CUDA backend.
 #pragma once
 #include "nn.hpp"
 

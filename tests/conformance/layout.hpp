@@ -3,7 +3,7 @@
 // cumprod (lines with zeros) along b, tril and triu, nansum, nanmean and the norms along b: each
 // value and the gradient of sum(w * f(x)); linspace, eye and tri; any, all and count_nonzero; the
 // values of cumprod, cummax and cummin (NaN included) and of cumsum of bools. Over a backend B
-// (backend.hpp): layout_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
+// (backend.hpp): layout_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the
 // CUDA backend.
 #pragma once
 #include "nn.hpp"

@@ -2,7 +2,7 @@
 // optax functions over an axis, each case's value and the gradient of sum(w * f(x)) (for
 // binary ops w.r.t. both operands), float32 and float64; layer_norm and rms_norm as flax
 // computes them (w.r.t. x, scale and bias); fmod, remainder, sign and rounding of int32 (values). Over a backend B (backend.hpp): nn_test.cpp runs them on the host,
-// tests/cuda/test_conformance.cu on the CUDA backend.
+// tests/cuda/test_conformance_*.cu on the CUDA backend.
 #pragma once
 #include "backend.hpp"
 

@@ -8,7 +8,7 @@
 // (jax.vmap over keys). Every other comparison is exact: key words, bits and integers equal, floating
 // samples equal bit for bit. Conventions as tests/random/jax_reference.py: x64 mode,
 // jax.random.key(seed) with 64-bit seeds, threefry_partitionable. Over a backend B
-// (backend.hpp): random_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
+// (backend.hpp): random_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the
 // CUDA backend.
 #pragma once
 #include "backend.hpp"

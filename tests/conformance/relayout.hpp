@@ -1,7 +1,7 @@
 // The programs of family `relayout`: transpose, slice with a step, concatenate (2 and 3
 // operands), stack, reshape as split / merge, broadcast_to, and a fused program through a slice
 // and reductions; float32 and int32. x is (a=3, b=8) in JAX's layout. Over a backend B
-// (backend.hpp): relayout_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the
+// (backend.hpp): relayout_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the
 // CUDA backend.
 #pragma once
 #include "backend.hpp"

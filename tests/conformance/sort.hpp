@@ -2,7 +2,7 @@
 // (values and indices), searchsorted of each row's values in that row (both sides), quantile with
 // every method at several q, median; the value and the gradient of sum(w * f(x)) for sort (both
 // directions, with ties), top_k's values, quantile and median. Over a backend B (backend.hpp):
-// sort_test.cpp runs them on the host, tests/cuda/test_conformance.cu on the CUDA backend.
+// sort_test.cpp runs them on the host, tests/cuda/test_conformance_*.cu on the CUDA backend.
 #pragma once
 #include <string>
 
