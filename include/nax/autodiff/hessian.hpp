@@ -27,6 +27,7 @@ struct hessian_of {
     constexpr std::size_t n = sizeof...(As);
     // f runs once, under a tape that only guards (raw reads, evaluations).
     tape record(false, hessian_refusal);
+    record.set_name("hessian");
     std::vector<std::size_t> tracked;
     auto out = [&] {
       tape_scope scope(record);

@@ -92,6 +92,7 @@ struct jvp_of {
     tangent_env env;
     // Guards raw reads; each evaluation that depends on an argument evaluates its tangent too.
     tape record(false, jvp_refusal);
+    record.set_name("jvp");
     record.set_forward(&env);
     [&]<std::size_t... P>(std::index_sequence<P...>) {
       (add_argument(record, env, std::get<P>(all), std::get<P>(tangents)), ...);

@@ -115,10 +115,10 @@ class tape final : public tape_interface {
     const tracked_buffer* b = find_overlap(q, q + bytes);
     const std::string what = b ? b->describe(*b) : std::string("an array");
     if (write && !b)
-      throw argument_error(std::string("nax: grad: f takes a writable pointer (") + how + ") into " + what +
+      throw argument_error("nax: " + std::string(name_) + ": f takes a writable pointer (" + how + ") into " + what +
                            ", which the recorded evaluations read; writing through it would change the gradient. "
                            "Read it through std::as_const, or build a new array");
-    throw argument_error(std::string("nax: grad: f reads ") + what + " through " + how +
+    throw argument_error("nax: " + std::string(name_) + ": f reads " + what + " through " + how +
                          ", which depends on a differentiated argument: a raw value carries no derivative, so the "
                          "gradient through it would be silently 0. Keep it in nax expressions (a rank-0 array for "
                          "a number), or read nax::stop_gradient(x) to use its value as a constant");
@@ -173,6 +173,9 @@ class tape final : public tape_interface {
     entries_.push_back(std::move(entry));
   }
 
+  // The transform whose tape this is, as its errors name it ("grad", "vjp", "jvp", "hessian").
+  void set_name(const char* name) { name_ = name; }
+
   // Forward mode (jvp.hpp): while f runs, an evaluation that depends on an argument evaluates
   // its tangent beside its value into env (record.hpp), and its output is tracked like a
   // recorded one (the guards, and the tangents of later evaluations that read it).
@@ -188,9 +191,9 @@ class tape final : public tape_interface {
   void check_destination(const View& out) const {
     auto [first, last] = byte_range(out);
     if (first && holds(first, static_cast<std::size_t>(last - first)))
-      throw argument_error(
-          "nax: grad: f writes into memory that the recorded evaluations read or that depends on a differentiated "
-          "argument (through a view); inside grad, evaluate into a new nax::Array instead");
+      throw argument_error("nax: " + std::string(name_) +
+                           ": f writes into memory that the recorded evaluations read or that depends on a "
+                           "differentiated argument (through a view); evaluate into a new nax::Array instead");
   }
   void check_recording() const {
     if (!recording_)
@@ -293,7 +296,7 @@ class tape final : public tape_interface {
       }
     }
     if (!found && find_overlap(first, last))
-      throw argument_error("nax: grad: f reads " + find_overlap(first, last)->describe(*find_overlap(first, last)) +
+      throw argument_error("nax: " + std::string(name_) + ": f reads " + find_overlap(first, last)->describe(*find_overlap(first, last)) +
                            " through a view of part of it (an ArrayView made inside f); use nax::slice, transpose or "
                            "rename on the array instead, which grad differentiates");
     return found;
@@ -420,6 +423,7 @@ class tape final : public tape_interface {
 
   bool recording_;
   const char* refusal_;
+  const char* name_ = "grad";
   tangent_env* forward_ = nullptr;
   std::ptrdiff_t forward_evaluations_ = 0;
   tape_interface* enclosing_;

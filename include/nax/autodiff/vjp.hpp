@@ -181,6 +181,7 @@ struct vjp_of {
     auto given = std::make_shared<Given>(std::move(args)...);
     auto all = prepared_arguments<every_argument>(*given);
     auto record = std::make_shared<tape>(true);
+    record->set_name("vjp");
     std::vector<std::size_t> tracked;
     auto vector_tracked = std::apply(
         [&](const auto&... a) { return std::vector<std::vector<std::size_t>>{track_vector_argument(*record, a)...}; }, all);
