@@ -178,6 +178,18 @@ TEST_CASE("DLPack: each refusal names what it found and leaves the tensor to the
             .find("size overflow") != std::string::npos);
   CHECK(refused(handmade(memory.data(), f32, {-2}, {}), [](auto* m) { nax::from_dlpack<float, a>(m); })
             .find("negative extent -2") != std::string::npos);
+  handmade no_shape(memory.data(), f32, {2, 3}, {});
+  no_shape.m.dl_tensor.shape = nullptr;
+  CHECK(refused(std::move(no_shape), [](auto* m) { nax::from_dlpack<float, a, b>(m); }) ==
+        "nax: from_dlpack<float32, (a, b)>: the tensor has 2 dimensions but no shape (a null pointer)");
+  CHECK(refused(handmade(nullptr, f32, {2, 3}, {}), [](auto* m) { nax::from_dlpack<float, a, b>(m); }) ==
+        "nax: from_dlpack<float32, (a, b)>: the tensor holds 6 elements but its data is a null pointer");
+  {
+    handmade empty(nullptr, f32, {0, 3}, {});  // empty: a null pointer is fine
+    CHECK(nax::from_dlpack<float, a, b>(&empty.m).extents()[0] == 0);
+    CHECK(handmade::deleted == 1);  // taken over, and let go
+    handmade::deleted = 0;
+  }
   handmade on_gpu(memory.data(), f32, {2}, {});
   on_gpu.m.dl_tensor.device = {dl::kDLCUDA, 1};
   CHECK(refused(std::move(on_gpu), [](auto* m) { nax::from_dlpack<float, a>(m); })

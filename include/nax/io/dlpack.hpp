@@ -144,13 +144,17 @@ ArrayView<T, As...> dlpack_view(const dlpack::DLTensor& t, bool read_only) {
   if (read_only && !std::is_const_v<T>)
     throw argument_error(what + "the tensor is read-only (DLPACK_FLAG_BITMASK_READ_ONLY); ask for a const element "
                          "type, from_dlpack<const T, ...>");
+  if (n != 0 && !t.shape)
+    throw argument_error(what + "the tensor has " + std::to_string(n) + " dimensions but no shape (a null pointer)");
   std::array<index_t, n> extents{}, strides{};
   for (std::size_t k = 0; k != n; ++k) {
     extents[k] = static_cast<index_t>(t.shape[k]);
     if (extents[k] < 0)
       throw shape_error(what + "dimension " + std::to_string(k) + " has the negative extent " + std::to_string(extents[k]));
   }
-  checked_size(axes<As...>{}, extents);
+  if (checked_size(axes<As...>{}, extents) != 0 && !t.data)
+    throw argument_error(what + "the tensor holds " + std::to_string(checked_size(axes<As...>{}, extents)) +
+                         " elements but its data is a null pointer");
   if (t.strides) {
     for (std::size_t k = 0; k != n; ++k) {
       strides[k] = static_cast<index_t>(t.strides[k]);
