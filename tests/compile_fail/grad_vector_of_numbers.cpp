@@ -1,4 +1,4 @@
-// expect: grad differentiates a std::vector whose elements are pytrees of nax::Arrays
+// expect: grad differentiates a std::vector whose elements are pytrees of arrays
 // expect: require_vector_of_arrays<std::vector<double
 // A std::vector of numbers as the differentiated argument.
 #include <nax/nax.hpp>

@@ -84,21 +84,17 @@ void track_arguments(tape& record, const Tree& tree, std::vector<std::size_t>& t
 }
 
 // The gradients of a differentiated std::vector of pytrees of arrays (a run-time number of
-// layers): every leaf of each element is tracked by the tape before f runs (track); before a
-// backward pass, one gradient array per leaf is linked to it (the constructor), and the
-// tape's leaf rule adds into it wherever the element's leaf is read, in f's result or in a
-// recorded evaluation. The gradient is a std::vector of the elements' gradient trees.
-template <class Leaf>
-using leaf_space_t = space_of_t<decltype(as_expr(std::declval<const Leaf&>()))>;
-template <class Leaf>
-using leaf_gradient_t = typename leaf_space_t<Leaf>::template array<typename Leaf::value_type, typename Leaf::axes_type>;
-
+// layers): every leaf of each element is tracked by the tape before f runs (track); once f
+// has returned (its output's mapped axes Hout are known), one gradient per leaf is linked to
+// it (the constructor): a variable as a static argument's leaf has (variables.hpp), with the
+// output's mapped axes the leaf lacks (per-member gradients inside vmap/xmap). The tape's
+// leaf rule adds into it wherever the element's leaf is read, in f's result or in a recorded
+// evaluation. The gradient is a std::vector of the elements' gradient trees, each leaf as
+// gradient_of gives a static argument's.
 template <class Elem, class Leaves = decltype(tree_leaves(std::declval<const Elem&>()))>
-struct vector_gradients;
+struct vector_leaves;
 template <class Elem, class... Ls>
-struct vector_gradients<Elem, std::tuple<Ls...>> {
-  std::vector<std::tuple<std::shared_ptr<leaf_gradient_t<std::remove_cvref_t<Ls>>>...>> grads;
-
+struct vector_leaves<Elem, std::tuple<Ls...>> {
   // The tape's indices of every leaf of every element, in order.
   static std::vector<std::size_t> track(tape& record, const std::vector<Elem>& elements) {
     std::vector<std::size_t> tracked;
@@ -108,49 +104,55 @@ struct vector_gradients<Elem, std::tuple<Ls...>> {
                  tree_leaves(e));
     return tracked;
   }
-  template <class Leaf>
-  static auto link_leaf(tape& record, const Leaf& leaf, std::size_t index) {
-    using T = typename Leaf::value_type;
-    static_assert(require_floating_variable<T, Leaf>::value);
-    using G = leaf_gradient_t<Leaf>;
-    auto gradient = std::make_shared<G>(argument_view(leaf).extents());
-    record.template link_argument<leaf_space_t<Leaf>, T, typename Leaf::axes_type>(index, gradient);
-    return gradient;
-  }
-  vector_gradients(tape& record, const std::vector<Elem>& elements, const std::vector<std::size_t>& tracked) {
-    grads.reserve(elements.size());
+  template <class Hout, class Space, class Out>
+  using variables = std::tuple<decltype(variable_of_leaf<Hout, Space>(std::declval<const Ls&>(), std::declval<const Out&>()))...>;
+};
+
+template <class Hout, class Space, class Elem, class Out>
+struct vector_gradients {
+  using variables = typename vector_leaves<Elem>::template variables<Hout, Space, Out>;
+  std::vector<variables> vars;
+
+  vector_gradients(tape& record, const std::vector<Elem>& elements, const std::vector<std::size_t>& tracked,
+                   const Out& out) {
+    vars.reserve(elements.size());
     std::size_t i = 0;
     for (const Elem& e : elements)
-      grads.push_back(std::apply(
-          [&](const auto&... leaf) { return std::tuple{link_leaf(record, leaf, tracked[i++])...}; },  // (in order)
+      vars.push_back(std::apply(
+          [&](const auto&... leaf) { return variables{link_leaf(record, leaf, tracked[i++], out)...}; },  // (in order)
           tree_leaves(e)));
+  }
+  template <class Leaf>
+  static auto link_leaf(tape& record, const Leaf& leaf, std::size_t index, const Out& out) {
+    auto v = variable_of_leaf<Hout, Space>(leaf, out);
+    using V = decltype(v);
+    record.template link_argument<Space, typename V::value_type, typename V::var_axes, typename V::extra_axes>(index, v.grad);
+    return v;
   }
   auto gradients(const std::vector<Elem>& elements) {
     auto take = [&](std::size_t i) {
-      return [&, i](const auto&, auto index) { return std::move(*std::get<decltype(index)::value>(grads[i])); };
+      return [&, i](const auto&, auto index) { return gradient_of(std::get<decltype(index)::value>(vars[i])); };
     };
-    std::vector<decltype(tree_transform_leaves_indexed(elements[0], take(0)))> out;
-    out.reserve(elements.size());
-    for (std::size_t i = 0; i != elements.size(); ++i) out.push_back(tree_transform_leaves_indexed(elements[i], take(i)));
-    return out;
+    std::vector<decltype(tree_transform_leaves_indexed(elements[0], take(0)))> result;
+    result.reserve(elements.size());
+    for (std::size_t i = 0; i != elements.size(); ++i) result.push_back(tree_transform_leaves_indexed(elements[i], take(i)));
+    return result;
   }
 };
 struct no_vector_gradients {};
 
-// A std::vector argument's leaves tracked (nothing for another argument), then their gradients.
+// A std::vector argument's leaves tracked (nothing for another argument), then, after f, their
+// gradients linked (out: f's output, or anything extent_of reads the output's mapped axes from).
 template <class Arg>
 std::vector<std::size_t> track_vector_argument(tape& record, const Arg& arg) {
-  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>::track(record, arg);
+  if constexpr (is_vector_argument_v<Arg>) return vector_leaves<typename Arg::value_type>::track(record, arg);
   else return {};
 }
-template <class Arg>
-auto link_vector_argument(tape& record, const Arg& arg, const std::vector<std::size_t>& tracked) {
-  if constexpr (is_vector_argument_v<Arg>) return vector_gradients<typename Arg::value_type>(record, arg, tracked);
+template <class Hout, class Space, class Arg, class Out>
+auto link_vector_argument(tape& record, const Arg& arg, const std::vector<std::size_t>& tracked, const Out& out) {
+  if constexpr (is_vector_argument_v<Arg>)
+    return vector_gradients<Hout, Space, typename Arg::value_type, Out>(record, arg, tracked, out);
   else return no_vector_gradients{};
-}
-template <class Arg>
-auto vector_gradients_of(tape& record, const Arg& arg) {
-  return link_vector_argument(record, arg, track_vector_argument(record, arg));
 }
 // Each variable's gradient is where the recorded evaluations' backward passes add into its
 // argument's cotangent, per member where it has the output's mapped axes (tape.hpp).
@@ -222,7 +224,7 @@ auto differentiate(const F& f, const Args&... args) {
   // f runs with a tape (tape.hpp): its evaluations that read the arguments are recorded.
   tape record(true);
   std::vector<std::size_t> tracked;
-  auto dynamic = std::make_tuple(vector_gradients_of(record, std::get<Argnums>(all))...);
+  const std::vector<std::size_t> vector_tracked[] = {track_vector_argument(record, std::get<Argnums>(all))...};
   constexpr bool has_vectors = (is_vector_argument_v<std::remove_cvref_t<decltype(std::get<Argnums>(all))>> || ...);
   auto out = [&] {
     tape_scope scope(record);
@@ -239,6 +241,9 @@ auto differentiate(const F& f, const Args&... args) {
   using Space = space_of_t<Out>;
   auto vars = std::tuple_cat(variables_of<Hout, Space>(std::get<Argnums>(all), out)...);
   state<Space, Hout, decltype(vars)> st{Space::make_context(), std::move(vars)};
+  auto dynamic = [&]<std::size_t... P>(std::index_sequence<P...>) {
+    return std::make_tuple(link_vector_argument<Hout, Space>(record, std::get<Argnums>(all), vector_tracked[P], out)...);
+  }(std::make_index_sequence<sizeof...(Argnums)>{});
   if (record.has_entries() || has_vectors) {
     link_arguments<Space>(record, tracked, st.vars);
     record.set_output_mapped(Hout{});

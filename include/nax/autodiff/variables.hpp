@@ -98,19 +98,26 @@ constexpr bool all_arrays() {
     return (is_array<std::remove_cvref_t<Ls>>::value && ... && true);  // nax::Array, nax::cuda::Array
   }(std::type_identity<decltype(tree_leaves(std::declval<const Tree&>()))>{});
 }
+template <class Tree>
+constexpr bool all_array_like() {
+  return []<class... Ls>(std::type_identity<std::tuple<Ls...>>) {
+    return (array_like<std::remove_cvref_t<Ls>> && ... && true);
+  }(std::type_identity<decltype(tree_leaves(std::declval<const Tree&>()))>{});
+}
 
 // The argument f sees: the user's own when it is not differentiated or is made of Arrays
 // (a Hana struct stays that struct), else the tree with every leaf owned as above.
 // A differentiated std::vector (a run-time number of layers): its gradients are the tape's
-// (grad.hpp's vector_gradients), not static variables.
+// (grad.hpp's vector_gradients), not static variables; inside xmap or vmap its elements'
+// leaves are mapped parts, owned element by element as a static tree's are.
 template <class Tree>
 inline constexpr bool is_vector_argument_v = tree_kind_v<std::remove_cvref_t<Tree>> == tree_kind::std_vector;
 
 template <class Vector>
 struct require_vector_of_arrays {
-  static_assert(!holds_vector<typename Vector::value_type>() && all_arrays<typename Vector::value_type>(),
-                "nax: grad differentiates a std::vector whose elements are pytrees of nax::Arrays (Vector: "
-                "its elements hold something else, or another std::vector)");
+  static_assert(!holds_vector<typename Vector::value_type>() && all_array_like<typename Vector::value_type>(),
+                "nax: grad differentiates a std::vector whose elements are pytrees of arrays (Vector: its elements "
+                "hold something else, such as numbers, or another std::vector)");
   static constexpr bool value = true;
 };
 template <class Tree>
@@ -127,7 +134,8 @@ decltype(auto) prepare_argument(const Arg& arg) {
     return (arg);
   } else if constexpr (is_vector_argument_v<Arg>) {
     static_assert(require_vector_of_arrays<Arg>::value);
-    return (arg);
+    if constexpr (all_arrays<typename Arg::value_type>()) return (arg);
+    else return tree_transform_leaves(arg, [](const auto& leaf) { return own_leaf(leaf); });  // a std::vector
   } else {
     static_assert(require_vector_on_top<Arg>::value);
     if constexpr (all_arrays<Arg>()) return (arg);

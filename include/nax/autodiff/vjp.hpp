@@ -108,7 +108,7 @@ struct pullback {
     constexpr std::size_t arguments = std::tuple_size_v<decltype(s->all)>;
     // Fresh gradients of the std::vector arguments for this pass, linked to their leaves.
     auto dynamic = [&]<std::size_t... P>(std::index_sequence<P...>) {
-      return std::make_tuple(link_vector_argument(record, std::get<P>(s->all), s->vector_tracked[P])...);
+      return std::make_tuple(link_vector_argument<Hout, Space>(record, std::get<P>(s->all), s->vector_tracked[P], shape)...);
     }(std::make_index_sequence<arguments>{});
     if (record.has_entries() || has_vectors) {
       link_arguments<Space>(record, s->tracked, st.vars);
