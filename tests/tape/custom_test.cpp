@@ -80,6 +80,22 @@ TEST_CASE("custom_vjp: a straight-through estimator, two arguments, and inside v
       const double s = 1 / (1 + std::exp(-xs(e, i) * w(i)));
       CHECK(per(e, i) == doctest::Approx(s * xs(e, i)).epsilon(1e-13));
     }
+  // A custom rule, and a checkpointed block, whose value does not vary over the examples while
+  // each example's loss reads it: their backward passes run once per example.
+  for (int variant = 0; variant < 2; ++variant) {
+    INFO((variant == 0 ? "custom_vjp" : "checkpoint"));
+    nax::Array<double, ex, in> shared = nax::vmap<ex>([&](const auto& xe) {
+      return nax::grad([&](const auto& q) {
+        auto s = variant == 0 ? softplus(q) : nax::checkpoint([](const auto& v) { return nax::log1p(nax::exp(v)); })(q);
+        return nax::sum(nax::square(s * xe));
+      })(w);
+    })(xs);
+    for (index_t e = 0; e < 3; ++e)
+      for (index_t i = 0; i < 4; ++i) {
+        const double sp = std::log1p(std::exp(w(i))), s = 1 / (1 + std::exp(-w(i)));
+        CHECK(shared(e, i) == doctest::Approx(2 * sp * xs(e, i) * xs(e, i) * s).epsilon(1e-13));
+      }
+  }
 }
 
 TEST_CASE("custom_vjp: a cotangent of the wrong extent from bwd raises, naming the argument and the axis") {

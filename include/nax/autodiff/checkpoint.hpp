@@ -22,7 +22,15 @@ struct checkpoint_entry final : entry_base {
   checkpoint_entry(F fn, Args a) : f(std::move(fn)), args(std::move(a)) {}
 
   void backward(tape& record, const std::shared_ptr<void>& cotangent, bool) override {
-    auto ct = output_cotangent<T, Axes, Hidden>(cotangent);
+    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+  void backward_member(tape& record, cotangent_slot cotangent, bool) override {
+    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+
+ private:
+  template <class Ct>
+  void run(tape& record, const Ct& ct) {
     // The forward pass again, recorded this time (vjp owns copies of the arguments while it runs).
     auto [value, pullback] = std::apply([&](const auto&... a) { return nax::vjp(f)(a...); }, args);
     auto returned = pullback(ct);

@@ -72,11 +72,20 @@ void send_to_argument(const A& arg, const C& given, std::size_t k, const char* w
 }
 
 // The entry's output cotangent, as the function's output looked (its mapped axes hidden).
+// The cotangent of an entry's output (its array, or one member's slot of it), with the
+// output's mapped axes hidden as the output has them.
+template <class Axes, class Hidden, class View>
+auto output_cotangent_of(const View& view) {
+  auto leaf = leaf_of(view);
+  return positional_relayout<identity_kind, Axes, decltype(leaf), Hidden>(std::move(leaf));
+}
 template <class T, class Axes, class Hidden>
 auto output_cotangent(const std::shared_ptr<void>& cotangent) {
-  const auto& array = *static_cast<const host_space::array<T, Axes>*>(cotangent.get());
-  auto leaf = leaf_of(array.view());
-  return positional_relayout<identity_kind, Axes, decltype(leaf), Hidden>(std::move(leaf));
+  return output_cotangent_of<Axes, Hidden>(static_cast<const host_space::array<T, Axes>*>(cotangent.get())->view());
+}
+template <class T, class Axes, class Hidden>
+auto output_cotangent(cotangent_slot cotangent) {
+  return output_cotangent_of<Axes, Hidden>(slot_view<T, Axes>(cotangent));
 }
 
 template <class Residuals, class Bwd, class Args, class T, class Axes, class Hidden>
@@ -87,7 +96,15 @@ struct custom_entry final : entry_base {
   custom_entry(Residuals r, Bwd b, Args a) : residuals(std::move(r)), bwd(std::move(b)), args(std::move(a)) {}
 
   void backward(tape& record, const std::shared_ptr<void>& cotangent, bool) override {
-    auto ct = output_cotangent<T, Axes, Hidden>(cotangent);
+    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+  void backward_member(tape& record, cotangent_slot cotangent, bool) override {
+    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+
+ private:
+  template <class Ct>
+  void run(tape& record, const Ct& ct) {
     auto returned = as_cotangent_tuple(bwd(std::as_const(residuals), ct));
     static_assert(require_custom_cotangent_count<std::tuple_size_v<decltype(returned)>, std::tuple_size_v<Args>>::value);
     state<host_space, Axes, std::tuple<>> st{host_space::make_context(), {}};

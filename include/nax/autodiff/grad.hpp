@@ -246,7 +246,7 @@ auto differentiate(const F& f, const Args&... args) {
   }(std::make_index_sequence<sizeof...(Argnums)>{});
   if (record.has_entries() || has_vectors) {
     link_arguments<Space>(record, tracked, st.vars);
-    record.set_output_mapped(Hout{});
+    record.set_output_mapped(Hout{}, out);
     st.record = &record;
   }
   auto value = Space::materialise(out, st.ctx);

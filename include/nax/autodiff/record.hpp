@@ -25,12 +25,22 @@ struct recorded final : entry_base {
 
   void backward(tape& record, const std::shared_ptr<void>& cotangent, bool keep) override {
     const auto& ct = *static_cast<const typename Space::template array<T, Axes>*>(cotangent.get());
+    run(record, ct.view(), keep);
+  }
+  void backward_member(tape& record, cotangent_slot cotangent, bool keep) override {
+    if constexpr (std::is_same_v<Space, host_space>) run(record, slot_view<T, Axes>(cotangent), keep);
+    else throw std::logic_error("nax: grad: internal error: a per-member cotangent of a recorded evaluation off the host");
+  }
+
+ private:
+  template <class View>
+  void run(tape& record, const View& ct, bool keep) {
     // The output's axes count as the output's own here (Hout): a cotangent keeps a mapped axis
     // of them down to the leaves, where tape::accumulate knows whether the differentiated
     // output varies over it (keep it per member) or not (sum it over the members).
     state<Space, Axes, std::tuple<>> st{keep ? typename Space::context(ctx) : std::move(ctx), {}};
     st.record = &record;
-    backprop(expr, leaf_of(ct.view()), st);
+    backprop(expr, leaf_of(ct), st);
   }
 };
 

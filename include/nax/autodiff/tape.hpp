@@ -46,10 +46,29 @@ struct tracked_buffer {
   std::vector<index_t> grad_strides;
   std::vector<const void*> extra_keys;
   std::vector<index_t> extra_extents, extra_strides;
+  // An entry's output whose cotangent is per member (the output varies over mapped axes the
+  // entry's value does not): cotangent then holds host storage laid out as an argument's
+  // gradient above (grad_data, grad_strides, the extra axes), each member's slice contiguous.
+  bool members = false;
+  std::size_t element_bytes = 0;
 };
 
 class tape;
 class tangent_env;  // forward mode's tangents (tangents.hpp)
+
+// One member's slice of a per-member cotangent (host memory, the output's extents).
+struct cotangent_slot {
+  const void* data;
+  const index_t* extents;
+  const index_t* strides;
+};
+
+template <class T, class Axes>
+auto slot_view(cotangent_slot slot) {
+  std::array<index_t, Axes::size> ext{}, str{};
+  for (std::size_t k = 0; k != Axes::size; ++k) ext[k] = slot.extents[k], str[k] = slot.strides[k];
+  return view_for_t<const T, Axes>(static_cast<const T*>(slot.data), ext, str);
+}
 
 // A recorded evaluation: its backward pass sends the cotangent of its output through the
 // expression's static rules (record.hpp).
@@ -57,6 +76,8 @@ struct entry_base {
   std::size_t output = 0;  // in tape's buffers
   // keep: the entry stays for another backward pass (vjp's pullback may be called again).
   virtual void backward(tape& record, const std::shared_ptr<void>& cotangent, bool keep) = 0;
+  // The same for one member's cotangent, while the tape's current member is set (run_backward).
+  virtual void backward_member(tape& record, cotangent_slot cotangent, bool keep) = 0;
   virtual ~entry_base() = default;
 };
 
@@ -149,16 +170,22 @@ class tape final : public tape_interface {
     auto g = Space::writable(*gradient);  // axes: Axes, then Extra
     b.grad_data = g.data();
     b.grad_strides.assign(g.strides().begin(), g.strides().begin() + Axes::size);
+    // (Linked again for each of a pullback's calls: the last call's axes go.)
+    b.extra_keys.clear();
+    b.extra_extents.clear();
+    b.extra_strides.clear();
     [&]<class... Xs>(axes<Xs...>) {
       std::size_t k = Axes::size;
       ((b.extra_keys.push_back(axis_key<Xs>()), b.extra_extents.push_back(g.extents()[k]), b.extra_strides.push_back(g.strides()[k]), ++k),
        ...);
     }(Extra{});
   }
-  // The mapped axes the output varies over (each member of them has its own gradient).
-  template <class... Xs>
-  void set_output_mapped(axes<Xs...>) {
+  // The mapped axes the output varies over (each member of them has its own gradient), with
+  // their extents (out: the output, or what extent_of reads them from).
+  template <class... Xs, class Out>
+  void set_output_mapped(axes<Xs...>, const Out& out) {
     output_mapped_ = {axis_key<Xs>()...};
+    output_mapped_extents_ = {extent_of<Xs>(out)...};
   }
 
   // An evaluation's output and what its expressions read (record.hpp, custom_vjp.hpp).
@@ -251,7 +278,8 @@ class tape final : public tape_interface {
   // A cotangent ct reaching leaf l: added into the tracked buffer l is (an entry's output, or
   // an argument's gradient). False when l is not a tracked buffer. Inside vmap/xmap ct may
   // vary over mapped axes that l lacks (Extra): where the output varies over them too, each
-  // member keeps its own cotangent (an argument's per-member gradient); where it does not,
+  // member keeps its own cotangent (an argument's per-member gradient, or an entry's output's
+  // per-member cotangent: its backward pass then runs once per member); where it does not,
   // they are summed over the members here (psum), as fit does in the output's own pass. An
   // entry's backward pass keeps its output's axes on its cotangents (record.hpp), so this is
   // where that sum happens for them.
@@ -271,29 +299,7 @@ class tape final : public tape_interface {
       if (b.type && b.type != &type_key_v<Space, T, A>)
         throw std::logic_error("nax: grad: internal error: a tracked buffer is read with another element type");
       found = true;
-      if constexpr (Extra::size == 0) {
-        add_into<Space, T, A>(b, ct, ctx);
-      } else {
-        std::size_t kept = 0;
-        [&]<class... Xs>(axes<Xs...>) { kept = (std::size_t{output_mapped(axis_key<Xs>())} + ...); }(Extra{});
-        if (kept == 0) {
-          add_into<Space, T, A>(b, psum_over(ct, Extra{}), ctx);
-        } else if (kept == Extra::size && b.entry < 0) {
-          add_into<Space, T, A>(b, ct, ctx);
-        } else {
-          std::string names;
-          [&]<class... Xs>(axes<Xs...>) {
-            ((names += output_mapped(axis_key<Xs>()) ? (names.empty() ? "'" : ", '") + std::string(axis_name<Xs>()) + "'"
-                                                     : std::string()),
-             ...);
-          }(Extra{});
-          throw argument_error("nax: grad: the output varies over the mapped axis " + names + " and f evaluated " +
-                               b.describe(b) +
-                               ", which does not vary over it; the per-member gradients through that evaluation are "
-                               "not supported yet. Leave that value unevaluated (part of a lazy expression), or "
-                               "reduce the loss over the members inside f (pmean)");
-        }
-      }
+      add_summing_unkept<Space, T, A>(b, ct, ctx, Extra{});
     }
     if (!found && find_overlap(first, last))
       throw argument_error("nax: " + std::string(name_) + ": f reads " + find_overlap(first, last)->describe(*find_overlap(first, last)) +
@@ -308,7 +314,9 @@ class tape final : public tape_interface {
     tape_pause pause;
     for (std::size_t i = entries_.size(); i-- > 0;) {
       tracked_buffer& b = buffers_[entries_[i]->output];
-      if (b.cotangent) {
+      if (b.members) {
+        run_members(*entries_[i], b, keep);
+      } else if (b.cotangent) {
         std::shared_ptr<void> ct = std::move(b.cotangent);
         entries_[i]->backward(*this, ct, keep);
       }
@@ -326,6 +334,20 @@ class tape final : public tape_interface {
     return std::find(output_mapped_.begin(), output_mapped_.end(), key) != output_mapped_.end();
   }
 
+  // ct added into b (axes A) once it is summed over the members of each mapped axis in Rest
+  // that the output does not vary over (which ones is known at run time: each a branch).
+  template <class Space, class T, class A, class Ct, class... Rest>
+  void add_summing_unkept(tracked_buffer& b, const Ct& ct, typename Space::context& ctx, axes<Rest...>) {
+    if constexpr (sizeof...(Rest) == 0) {
+      add_into<Space, T, A>(b, ct, ctx);
+    } else {
+      [&]<class X, class... More>(axes<X, More...>) {
+        if (output_mapped(axis_key<X>())) add_summing_unkept<Space, T, A>(b, ct, ctx, axes<More...>{});
+        else add_summing_unkept<Space, T, A>(b, psum_member<X>(ct), ctx, axes<More...>{});
+      }(axes<Rest...>{});
+    }
+  }
+
   // ct (axes A, and mapped axes Kept that the output varies over) added into b's cotangent.
   template <class Space, class T, class A, class Ct>
   void add_into(tracked_buffer& b, const Ct& ct, typename Space::context& ctx) {
@@ -333,23 +355,28 @@ class tape final : public tape_interface {
     auto add = [&](const auto& g) {
       Space::assign(g, make_map<fn::plus>(Space::read(g, ctx), make_map<fn::cast_to<T>>(ct)), ctx);
     };
-    if (b.entry >= 0) {  // an entry's output: its cotangent has its axes (accumulate sums the rest)
-      if constexpr (Kept::size != 0) {
-        throw std::logic_error("nax: grad: internal error: a per-member cotangent reaches an evaluation's output");
-      } else {
-        using G = typename Space::template array<T, A>;
-        if (!b.cotangent) {
-          std::array<index_t, A::size> ext{};
-          for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k];
-          b.cotangent = std::make_shared<G>(ext);
-          b.type = &type_key_v<Space, T, A>;
+    if (b.entry >= 0 && !b.members) {
+      // An entry's output: its cotangent has its axes, unless ct (or the member whose backward
+      // pass sends it) is one member's of axes the output has and the entry's value lacks.
+      if constexpr (Kept::size == 0) {
+        if (!member_reaches<A>()) {
+          using G = typename Space::template array<T, A>;
+          if (!b.cotangent) {
+            std::array<index_t, A::size> ext{};
+            for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k];
+            b.cotangent = std::make_shared<G>(ext);
+            b.type = &type_key_v<Space, T, A>;
+          }
+          add(Space::writable(*static_cast<G*>(b.cotangent.get())));
+          return;
         }
-        add(Space::writable(*static_cast<G*>(b.cotangent.get())));
-        return;
       }
+      expand_members<Space, T, A>(b, ctx);
     }
-    if (!b.linked) throw std::logic_error("nax: grad: internal error: an argument's gradient is not linked to the tape");
-    // An argument's gradient: its axes, then the output's mapped axes it lacks (by key).
+    if (b.entry < 0 && !b.linked)
+      throw std::logic_error("nax: grad: internal error: an argument's gradient is not linked to the tape");
+    // An argument's gradient (or an entry's per-member cotangent): its axes, then the output's
+    // mapped axes it lacks (by key).
     using V = concat_t<A, Kept>;
     std::array<index_t, V::size> ext{}, str{};
     for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k], str[k] = b.grad_strides[k];
@@ -359,10 +386,8 @@ class tape final : public tape_interface {
       [[maybe_unused]] auto one = [&]<class X>(std::type_identity<X>) {  // (unused when Kept is empty)
         auto at = std::find(b.extra_keys.begin(), b.extra_keys.end(), axis_key<X>());
         if (at == b.extra_keys.end())
-          throw argument_error("nax: grad: the output varies over the mapped axis '" + std::string(axis_name<X>()) +
-                               "', so " + b.describe(b) +
-                               " would need a gradient per member, which a differentiated std::vector does not "
-                               "have yet; reduce the loss over the members inside f (pmean)");
+          throw std::logic_error("nax: grad: internal error: a per-member cotangent along '" + std::string(axis_name<X>()) +
+                                 "' reaches " + b.describe(b) + ", which has no per-member storage for it");
         const auto i = static_cast<std::size_t>(at - b.extra_keys.begin());
         used[i] = true;
         ext[k] = b.extra_extents[i];
@@ -371,26 +396,138 @@ class tape final : public tape_interface {
       };
       (one(std::type_identity<Xs>{}), ...);
     }(Kept{});
-    // ct is the same for every member of the gradient's other mapped axes: added to each.
-    std::vector<std::size_t> rest;
-    for (std::size_t i = 0; i != used.size(); ++i)
-      if (!used[i]) {
-        if (b.extra_extents[i] == 0) return;
-        rest.push_back(i);
-      }
-    std::vector<index_t> member(rest.size(), 0);
+    // ct is the same for every member of the gradient's other mapped axes: added to each (to
+    // the current member's only, while one member's backward pass runs).
     T* base = static_cast<T*>(b.grad_data);
+    for_each_member(b, used, /*all=*/false, [&](index_t offset) { add(view_for_t<T, V>(base + offset, ext, str)); });
+  }
+
+  // Calls at(offset) for every member of b's extra axes not marked in skip (offset: in
+  // elements), or, unless all, only the current member's along the axes it is set for.
+  template <class At>
+  void for_each_member(const tracked_buffer& b, const std::vector<bool>& skip, bool all, At&& at) const {
+    std::vector<std::size_t> axes_left;
+    std::vector<index_t> lo, hi;
+    for (std::size_t i = 0; i != b.extra_keys.size(); ++i) {
+      if (!skip.empty() && skip[i]) continue;
+      index_t from = 0, to = b.extra_extents[i];
+      if (!all)
+        for (auto [key, index] : member_)
+          if (key == b.extra_keys[i]) from = index, to = index + 1;
+      if (to <= from) return;
+      axes_left.push_back(i);
+      lo.push_back(from);
+      hi.push_back(to);
+    }
+    std::vector<index_t> member = lo;
     for (;;) {
       index_t offset = 0;
-      for (std::size_t j = 0; j != rest.size(); ++j) offset += member[j] * b.extra_strides[rest[j]];
-      add(view_for_t<T, V>(base + offset, ext, str));
+      for (std::size_t j = 0; j != axes_left.size(); ++j) offset += member[j] * b.extra_strides[axes_left[j]];
+      at(offset);
       std::size_t j = 0;
-      for (; j != rest.size(); ++j) {
-        if (++member[j] < b.extra_extents[rest[j]]) break;
+      for (; j != axes_left.size(); ++j) {
+        if (++member[j] < hi[j]) break;
+        member[j] = lo[j];
+      }
+      if (j == axes_left.size()) return;
+    }
+  }
+
+  // Does the member whose backward pass runs (if any) have an axis that an entry's output
+  // with axes A lacks? Then what reaches that output is this member's.
+  template <class A>
+  bool member_reaches() const {
+    if (member_.empty()) return false;
+    const std::array<const void*, A::size> own = []<class... As>(axes<As...>) {
+      return std::array<const void*, A::size>{axis_key<As>()...};
+    }(A{});
+    for (auto [key, index] : member_)
+      if (std::find(own.begin(), own.end(), key) == own.end()) return true;
+    return false;
+  }
+
+  // An entry's output gets a per-member cotangent: host storage of its extents for every
+  // member of the output's mapped axes it lacks, each member's slice contiguous; a cotangent
+  // it had already (the same for every member) is added to each member's.
+  template <class Space, class T, class A>
+  void expand_members(tracked_buffer& b, typename Space::context& ctx) {
+    if constexpr (!std::is_same_v<Space, host_space>) {
+      throw std::logic_error("nax: grad: internal error: a per-member cotangent of a recorded evaluation off the host");
+    } else {
+      const std::array<const void*, A::size> own = []<class... As>(axes<As...>) {
+        return std::array<const void*, A::size>{axis_key<As>()...};
+      }(A{});
+      index_t slice = 1;
+      std::array<index_t, A::size> str{};
+      for (std::size_t k = A::size; k-- > 0;) {
+        str[k] = slice;
+        slice = checked_product(slice, b.extents[k], b);
+      }
+      b.extra_keys.clear();
+      b.extra_extents.clear();
+      b.extra_strides.clear();
+      index_t total = slice;
+      for (std::size_t i = 0; i != output_mapped_.size(); ++i) {
+        if (std::find(own.begin(), own.end(), output_mapped_[i]) != own.end()) continue;
+        b.extra_keys.push_back(output_mapped_[i]);
+        b.extra_extents.push_back(output_mapped_extents_[i]);
+      }
+      b.extra_strides.resize(b.extra_keys.size());
+      for (std::size_t i = b.extra_keys.size(); i-- > 0;) {  // (the first extra axis outermost)
+        b.extra_strides[i] = total;
+        total = checked_product(total, b.extra_extents[i], b);
+      }
+      if (b.extra_keys.empty())
+        throw std::logic_error("nax: grad: internal error: a per-member cotangent for an output that lacks no mapped axis");
+      auto storage = std::make_shared<T[]>(static_cast<std::size_t>(total));  // zeros
+      std::shared_ptr<void> plain = std::move(b.cotangent);
+      b.grad_data = storage.get();
+      b.grad_strides.assign(str.begin(), str.end());
+      b.element_bytes = sizeof(T);
+      b.cotangent = std::move(storage);
+      b.members = true;
+      b.type = &type_key_v<Space, T, A>;
+      if (plain) {
+        const auto& g = *static_cast<const typename Space::template array<T, A>*>(plain.get());
+        for_each_member(b, {}, /*all=*/true, [&](index_t offset) {
+          auto slot = view_for_t<T, A>(static_cast<T*>(b.grad_data) + offset, g.extents(), str);
+          Space::assign(slot, make_map<fn::plus>(Space::read(slot, ctx), as_expr(g)), ctx);
+        });
+      }
+    }
+  }
+  static index_t checked_product(index_t a, index_t b, const tracked_buffer& buffer) {
+    index_t r = 0;
+    if (__builtin_mul_overflow(a, b, &r))
+      throw shape_error("nax: grad: the per-member cotangent of " + buffer.describe(buffer) +
+                        " would have more elements than an index holds");
+    return r;
+  }
+
+  // An entry whose output's cotangent is per member: its backward pass once per member, with
+  // that member current (so what it sends is added to that member's cotangents and gradients).
+  void run_members(entry_base& entry, tracked_buffer& b, bool keep) {
+    std::shared_ptr<void> storage = std::move(b.cotangent);
+    b.members = false;
+    const char* base = static_cast<const char*>(b.grad_data);
+    std::vector<index_t> member(b.extra_keys.size(), 0);
+    index_t count = 1;
+    for (index_t e : b.extra_extents) count *= e;
+    for (index_t m = 0; m != count; ++m) {
+      index_t offset = 0;
+      member_.clear();
+      for (std::size_t j = 0; j != member.size(); ++j) {
+        offset += member[j] * b.extra_strides[j];
+        member_.emplace_back(b.extra_keys[j], member[j]);
+      }
+      entry.backward_member(*this, {base + offset * static_cast<index_t>(b.element_bytes), b.extents.data(), b.grad_strides.data()},
+                            keep || m + 1 != count);
+      for (std::size_t j = 0; j != member.size(); ++j) {
+        if (++member[j] < b.extra_extents[j]) break;
         member[j] = 0;
       }
-      if (j == rest.size()) return;
     }
+    member_.clear();
   }
 
   template <class View>
@@ -434,6 +571,8 @@ class tape final : public tape_interface {
   std::vector<std::unique_ptr<entry_base>> entries_;
   std::vector<std::pair<void*, std::size_t>> adopted_;
   std::vector<const void*> output_mapped_;  // axis keys
+  std::vector<index_t> output_mapped_extents_;
+  std::vector<std::pair<const void*, index_t>> member_;  // the member whose backward pass runs (run_members)
 };
 
 // Makes t the thread's active tape while it lives.

@@ -112,7 +112,7 @@ struct pullback {
     }(std::make_index_sequence<arguments>{});
     if (record.has_entries() || has_vectors) {
       link_arguments<Space>(record, s->tracked, st.vars);
-      record.set_output_mapped(Hout{});
+      record.set_output_mapped(Hout{}, shape);
       st.record = &record;
     }
     [&]<std::size_t... K>(std::index_sequence<K...>) {
