@@ -130,8 +130,49 @@ TEST_CASE("grad(grad(f)) through take against differences of grad(f)") {
   // a strided slice scatters its cotangent into memory: loud, not a silent 0
   auto g = [&](const auto& q) { return nax::sum(nax::pow(nax::slice<v>(q * table, 0, 3, 2), 3.0)); };
   CHECK_THROWS_WITH_AS(nax::grad(nax::grad(g))(s),
-                       doctest::Contains("a slice, split or psum_scatter of a replicated value lies between the inner variable"),
+                       doctest::Contains("a slice, split, take<A>(x, i) or psum_scatter of a replicated value lies between the inner variable"),
                        nax::argument_error);
+}
+
+TEST_CASE("take<A>(x, i) with a C++ index (a relayout): grad, vmap(grad) and jvp; grad(grad) through it raises") {
+  nax_test::random_source rng(1806);
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_t nv = rng.nonzero_extent(4), nw = rng.extent(3), nb = rng.extent(3);
+    const index_t i = rng.integer(0, nv - 1), j = rng.integer(0, nv - 1);
+    INFO("v=" << nv << " w=" << nw << " b=" << nb << " i=" << i << " j=" << j);
+    auto x = nax_test::random_array<double, w, v>(rng, {nw, nv});  // v inner in memory
+    auto y = nax_test::random_array<double, b, w>(rng, {nb, nw});
+    // Two positions, possibly the same one: their cotangents add up at x.
+    auto loss = [&](const auto& q) {
+      return nax::sum(nax::tanh(nax::take<v>(q, i) * 1.5) * nax::take<v>(q * q, j));
+    };
+    auto g = nax::grad(loss)(x);
+    static_assert(std::is_same_v<decltype(g), nax::Array<double, w, v>>);
+    CHECK(nax_ad_test::fd_error([&] { return loss(x).item(); }, x, g) < 1e-7);
+    for (index_t k = 0; k < nw; ++k)
+      for (index_t p = 0; p < nv; ++p)
+        if (p != i && p != j) CHECK(g(k, p) == 0.0);  // (nothing reaches the other positions)
+    // Per-member: each b's loss reads row i of x.
+    nax::Array<double, b, w, v> per = nax::vmap<b>([&](const auto& yb) {
+      return nax::grad([&](const auto& q) { return nax::sum(nax::sin(nax::take<v>(q, i) * yb)); })(x);
+    })(y);
+    for (index_t m = 0; m < nb; ++m)
+      for (index_t k = 0; k < nw; ++k)
+        for (index_t p = 0; p < nv; ++p)
+          CHECK(per(m, k, p) == doctest::Approx(p == i ? std::cos(x(k, i) * y(m, k)) * y(m, k) : 0.0).epsilon(1e-13));
+    // jvp: the tangent's slice, against grad (the dot-product test).
+    auto dx = nax_test::random_array<double, w, v>(rng, {nw, nv});
+    auto [value, tangent] = nax::jvp(loss, std::tuple(x), std::tuple(dx));
+    CHECK(tangent.item() == doctest::Approx(nax::sum(g * dx).item()).epsilon(1e-12));
+    CHECK(value.item() == doctest::Approx(loss(x).item()).epsilon(1e-14));
+  }
+  // Its cotangent is scattered into memory (as a slice's): the second derivative raises.
+  nax::Array<double, v, w> table({3, 2});
+  for (index_t q = 0; q < 6; ++q) table.data()[q] = 0.3 * double(q) - 0.5;
+  nax::Array<double> s(std::array<index_t, 0>{});
+  s.data()[0] = 0.7;
+  auto f = [&](const auto& q) { return nax::sum(nax::pow(nax::take<v>(q * table, 1), 3.0)); };
+  CHECK_THROWS_WITH_AS(nax::grad(nax::grad(f))(s), doctest::Contains("take<A>(x, i)"), nax::argument_error);
 }
 
 TEST_CASE("scatter, scatter_max and scatter_min have no derivative: grad raises, naming them") {

@@ -292,8 +292,8 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   // variable as a constant, and the second derivative would silently miss this path.
   if constexpr (!std::is_same_v<decltype(st.sink), no_sink>)
     throw argument_error(
-        "nax: grad(grad(f)): a slice, split or psum_scatter of a replicated value lies between the inner variable and the "
-        "output; its second derivative is not implemented (its first derivative is scattered into memory)");
+        "nax: grad(grad(f)): a slice, split, take<A>(x, i) or psum_scatter of a replicated value lies between the inner "
+        "variable and the output; its second derivative is not implemented (its first derivative is scattered into memory)");
   using CA = typename C::axes_type;
   using T = typename C::value_type;
   using CtAxes = typename Ct::axes_type;

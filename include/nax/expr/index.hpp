@@ -24,6 +24,7 @@
 #include "../core/pack.hpp"
 #include "axis_index.hpp"
 #include "leaves.hpp"
+#include "relayout.hpp"
 #include "math.hpp"
 #include "node.hpp"
 
@@ -316,9 +317,18 @@ auto take(X&& x, I i) {
     throw shape_error("nax: take<" + std::string(axis_name<A>()) + ">(x, " + std::to_string(i) +
                       "): the index is outside the axis '" + std::string(axis_name<A>()) + "' of extent " +
                       std::to_string(n));
-  using T = typename E::value_type;
-  return detail::make_take<A>(std::move(e), detail::Scalar<index_t>{{}, static_cast<index_t>(i)}, index_mode::clip,
-                              detail::default_fill<T>());
+  // A relayout, not a gather: lowering folds the position into the leaves' offsets, so the
+  // slice is read as plain strided memory (vectorised), where a gather resolved the index at
+  // every element.
+  using CA = typename E::axes_type;
+  using Out = detail::difference_t<CA, axes<A>>;
+  detail::Relayout<E, detail::position_kind<A>, Out> r{{}, std::move(e)};
+  [&]<class... Os>(axes<Os...>) {
+    std::size_t k = 0;
+    ((r.coef[detail::index_of_v<Os, CA>][k] = 1, r.extents_[k] = detail::extent_of<Os>(r.child), ++k), ...);
+  }(Out{});
+  r.offset[detail::index_of_v<A, CA>] = static_cast<index_t>(i);
+  return r;
 }
 
 // take_along_axis: idx's axes are among x's; each position of them reads x along A at its

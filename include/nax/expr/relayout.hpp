@@ -26,6 +26,14 @@ struct split_kind {
       std::conditional_t<contains_v<Outer, S> || contains_v<Inner, S>, concat_t<S, axes<Axis>>, S>;
 };
 
+// One position along A, with A removed (take<A>(x, i) for a C++ index i): A has no index of
+// its own (its coefficients are 0, its offset is i), so the other axes read a strided slice.
+template <class A>
+struct position_kind {
+  template <class S>
+  using child_axes_following = S;
+};
+
 // Hidden and Unbound retag the mapped and not-yet-bound axes (vmap hides an argument's
 // axis and reveals it in the output; collectives mark and resolve axis bindings).
 template <class C, class Kind, class OutAxes, class Hidden = hidden_t<C>, class Unbound = unbound_t<C>>
