@@ -161,13 +161,15 @@ inline auto example_loss = [](const auto& params, const auto& tokens, const auto
 using Mesh = nax::Mesh<data, model>;
 
 // One step's loss (the batch's mean) and gradients of it, as a tuple (loss, gradient tree
-// with Params' shape). The gradients are per example, then averaged over the batch by pmean.
+// with Params' shape). The loss is averaged over the batch (pmean) inside value_and_grad, so
+// each gradient is the mean loss's: its contractions sum over the batch as they go, where
+// per-example gradients averaged afterwards (the same numbers) would hold one gradient of
+// every parameter per example and contract over positions only.
 inline auto make_gradient_step(Mesh mesh) {
   auto step = nax::xmap<nax::bind<batch, data>, nax::bind<head, model>, nax::bind<hidden, model>>(
       [](const auto& params, const auto& tokens, const auto& targets) {
-        auto [loss, grads] = nax::value_and_grad(example_loss)(params, tokens, targets);
-        auto mean_grads = nax::tree_map([](const auto& g) { return nax::pmean<batch>(g); }, grads);
-        return nax::tuple(nax::pmean<batch>(loss), mean_grads);
+        auto mean_loss = [&](const auto& p) { return nax::pmean<batch>(example_loss(p, tokens, targets)); };
+        return nax::value_and_grad(mean_loss)(params);
       },
       std::move(mesh));
   return [step]<class T>(const Params<T>& params, const nax::Array<std::int32_t, batch, pos>& tokens,
