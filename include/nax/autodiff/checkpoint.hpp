@@ -16,19 +16,11 @@ namespace nax {
 namespace detail::ad {
 
 template <class F, class Args, class T, class Axes, class Hidden>
-struct checkpoint_entry final : entry_base {
+struct checkpoint_entry final : cotangent_entry<checkpoint_entry<F, Args, T, Axes, Hidden>, T, Axes, Hidden> {
   F f;
   Args args;  // the arguments' expressions (their storage pinned by the tape)
   checkpoint_entry(F fn, Args a) : f(std::move(fn)), args(std::move(a)) {}
 
-  void backward(tape& record, const std::shared_ptr<void>& cotangent, bool) override {
-    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
-  }
-  void backward_member(tape& record, cotangent_slot cotangent, bool) override {
-    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
-  }
-
- private:
   template <class Ct>
   void run(tape& record, const Ct& ct) {
     // The forward pass again, recorded this time (vjp owns copies of the arguments while it runs).

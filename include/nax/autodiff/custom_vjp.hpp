@@ -88,21 +88,25 @@ auto output_cotangent(cotangent_slot cotangent) {
   return output_cotangent_of<Axes, Hidden>(slot_view<T, Axes>(cotangent));
 }
 
+// An entry whose backward pass takes its output's cotangent as an expression (custom_vjp,
+// checkpoint): the whole cotangent, or one member's slot of it. Derived::run does the rest.
+template <class Derived, class T, class Axes, class Hidden>
+struct cotangent_entry : entry_base {
+  void backward(tape& record, const std::shared_ptr<void>& cotangent, bool) override {
+    static_cast<Derived&>(*this).run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+  void backward_member(tape& record, cotangent_slot cotangent, bool) override {
+    static_cast<Derived&>(*this).run(record, output_cotangent<T, Axes, Hidden>(cotangent));
+  }
+};
+
 template <class Residuals, class Bwd, class Args, class T, class Axes, class Hidden>
-struct custom_entry final : entry_base {
+struct custom_entry final : cotangent_entry<custom_entry<Residuals, Bwd, Args, T, Axes, Hidden>, T, Axes, Hidden> {
   Residuals residuals;
   Bwd bwd;
   Args args;
   custom_entry(Residuals r, Bwd b, Args a) : residuals(std::move(r)), bwd(std::move(b)), args(std::move(a)) {}
 
-  void backward(tape& record, const std::shared_ptr<void>& cotangent, bool) override {
-    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
-  }
-  void backward_member(tape& record, cotangent_slot cotangent, bool) override {
-    run(record, output_cotangent<T, Axes, Hidden>(cotangent));
-  }
-
- private:
   template <class Ct>
   void run(tape& record, const Ct& ct) {
     auto returned = as_cotangent_tuple(bwd(std::as_const(residuals), ct));
