@@ -244,6 +244,13 @@ inline constexpr bool relabels_only_v =
     (std::is_same_v<Kind, identity_kind> && (!std::is_same_v<Out, typename C::axes_type> ||
                                              !std::is_same_v<H, hidden_t<C>> || !std::is_same_v<U, unbound_t<C>>));
 
+template <class Kind>
+struct position_traits : std::false_type {};
+template <class A>
+struct position_traits<position_kind<A>> : std::true_type {
+  using axis = A;
+};
+
 [[noreturn]] inline void relabelling_moved_elements() {
   throw std::logic_error("nax: grad: internal error: a relabelling relayout moves elements");
 }
@@ -263,6 +270,18 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
     }
     if constexpr (relabels_only_v<C, Kind, Out, H, U>) relabelling_moved_elements();
     else scatter(r, std::move(ct), st);
+  } else if constexpr (position_traits<Kind>::value) {
+    // take<A>(x, i) with a C++ index: ct spread back over A and kept at position i only, as a
+    // lazy select (fused into what reads it, and differentiated again by grad(grad(f))).
+    using A = typename position_traits<Kind>::axis;
+    using T = typename Ct::value_type;
+    constexpr std::size_t a = index_of_v<A, CA>;
+    auto ct = fit<concat_t<CA, difference_t<typename Ct::axes_type, Out>>, Hout>(ct_in);
+    auto at_i = make_map<fn::equal_to>(AxisIndex<A, index_t>{{}, {r.child.extents()[a]}}, Scalar<index_t>{{}, r.offset[a]});
+    backprop(r.child,
+             make_map<fn::select>(std::move(at_i), spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()),
+                                  Scalar<T>{{}, T(0)}),
+             st);
   } else if constexpr (rename_traits<Kind>::value) {
     // A ct varying over an output's mapped axis that the child names too (all_gather renames
     // the gathered axis away) is psum'd over it first, so the two uses of the name do not meet.
@@ -292,8 +311,8 @@ void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st) {
   // variable as a constant, and the second derivative would silently miss this path.
   if constexpr (!std::is_same_v<decltype(st.sink), no_sink>)
     throw argument_error(
-        "nax: grad(grad(f)): a slice, split, take<A>(x, i) or psum_scatter of a replicated value lies between the inner "
-        "variable and the output; its second derivative is not implemented (its first derivative is scattered into memory)");
+        "nax: grad(grad(f)): a slice, split or psum_scatter of a replicated value lies between the inner variable and the "
+        "output; its second derivative is not implemented (its first derivative is scattered into memory)");
   using CA = typename C::axes_type;
   using T = typename C::value_type;
   using CtAxes = typename Ct::axes_type;
