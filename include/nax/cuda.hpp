@@ -33,3 +33,4 @@
 #include "backend/cuda/space.hpp"
 #include "mesh/collective_cuda.hpp"
 #include "mesh/global_array_cuda.hpp"
+#include "io/dlpack_cuda.hpp"

@@ -1,7 +1,8 @@
 // DLPack (io/dlpack.hpp): to_dlpack then from_dlpack on random extents (0 and 1 included), axis
 // orders and element types, without a copy and with the deleter run once; tensors made by hand
 // with strides of any order, byte offsets and no strides; versioned tensors and the read-only
-// flag; every refusal, with m still the caller's; and numpy's own DLPack code against nax's
+// flag; every refusal, with m still the caller's (a kDLCUDA tensor's naming
+// nax::cuda::from_dlpack); and numpy's own DLPack code against nax's
 // (check_dlpack.py through a ctypes bridge, where python3 has numpy).
 #include <doctest/doctest.h>
 
@@ -196,6 +197,30 @@ TEST_CASE("DLPack: each refusal names what it found and leaves the tensor to the
             .find("the tensor lives on CUDA device 1, which the host cannot read") != std::string::npos);
   CHECK(error_of([] { nax::from_dlpack<float, a>(static_cast<dl::DLManagedTensor*>(nullptr)); }) ==
         "nax: from_dlpack: the DLPack tensor is a null pointer");
+}
+
+TEST_CASE("DLPack: the host's refusal of a kDLCUDA tensor names nax::cuda::from_dlpack; other devices' do not") {
+  std::vector<float> memory(6);
+  handmade::deleted = 0;
+  handmade on_gpu(memory.data(), {dl::kDLFloat, 32, 1}, {2, 3}, {});
+  on_gpu.m.dl_tensor.device = {dl::kDLCUDA, 0};
+  CHECK(error_of([&] { nax::from_dlpack<float, a, b>(&on_gpu.m); }) ==
+        "nax: from_dlpack<float32, (a, b)>: the tensor lives on CUDA device 0, which the host cannot read: view it as "
+        "a device array with nax::cuda::from_dlpack<T, axes...>(m) (<nax/cuda.hpp>, nvcc), or copy it to the host "
+        "first");
+  auto versioned = nax::to_dlpack_versioned(nax::Array<float, a>({2}));
+  versioned->dl_tensor.device = {dl::kDLCUDA, 3};
+  CHECK(error_of([&] { nax::from_dlpack<float, a>(versioned); }).find("CUDA device 3, which the host cannot read: "
+                                                                       "view it as a device array with "
+                                                                       "nax::cuda::from_dlpack") != std::string::npos);
+  versioned->dl_tensor.device = {dl::kDLCPU, 0};
+  versioned->deleter(versioned);  // (still ours after the refusal)
+  on_gpu.m.dl_tensor.device = {dl::kDLROCM, 2};
+  const std::string rocm = error_of([&] { nax::from_dlpack<float, a, b>(&on_gpu.m); });
+  CHECK(rocm.find("the tensor lives on ROCm device 2, which the host cannot read; nax's host arrays view kDLCPU") !=
+        std::string::npos);
+  CHECK(rocm.find("cuda::") == std::string::npos);
+  CHECK(handmade::deleted == 0);  // nothing was taken over
 }
 
 TEST_CASE("DLPack: numpy's np.from_dlpack and ndarray.__dlpack__ against nax (check_dlpack.py)") {

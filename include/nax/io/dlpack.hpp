@@ -9,8 +9,11 @@
 // reinterpret_cast. Ownership follows the specification: to_dlpack gives the consumer the
 // tensor (it must call the deleter once); from_dlpack takes it only when it succeeds (on an
 // error it throws and the caller still owns m, as a Python capsule that was not consumed).
-// Host memory only (kDLCPU, and the host-accessible kDLCUDAHost and kDLCUDAManaged); a
-// kDLCUDA tensor is refused by name. io layer: core/ and expr/node.hpp (a leaf that owns the tensor).
+// Host memory here (kDLCPU, and the host-accessible kDLCUDAHost and kDLCUDAManaged); a kDLCUDA
+// tensor is refused by name, pointing to nax::cuda::from_dlpack. Device tensors are
+// io/dlpack_cuda.hpp's (included by <nax/cuda.hpp>): to_dlpack of a nax::cuda::Array and
+// nax::cuda::from_dlpack, through the hooks below (dlpack_exporter, dlpack_layout).
+// io layer: core/ and expr/node.hpp (a leaf that owns the tensor).
 #pragma once
 #include <cstdint>
 #include <cstring>
@@ -115,25 +118,31 @@ inline std::string dlpack_dtype_text(const dlpack::DLDataType& t) {
 
 inline std::string dlpack_device_text(const dlpack::DLDevice& d) {
   switch (d.device_type) {
+    case dlpack::kDLCPU: return "the host (kDLCPU, device " + std::to_string(d.device_id) + ")";
     case dlpack::kDLCUDA: return "CUDA device " + std::to_string(d.device_id);
+    case dlpack::kDLCUDAHost: return "pinned host memory (kDLCUDAHost, device " + std::to_string(d.device_id) + ")";
+    case dlpack::kDLCUDAManaged: return "CUDA managed memory (kDLCUDAManaged, device " + std::to_string(d.device_id) + ")";
     case dlpack::kDLROCM: return "ROCm device " + std::to_string(d.device_id);
     default: return "device type " + std::to_string(static_cast<int>(d.device_type)) + " #" + std::to_string(d.device_id);
   }
 }
 
-// The checks of an incoming tensor, before anything is taken over; the view when they pass.
+// What a refusal starts with: "nax: from_dlpack<float32, (a, b)>: " (function: from_dlpack, or
+// cuda::from_dlpack).
 template <class T, class... As>
-ArrayView<T, As...> dlpack_view(const dlpack::DLTensor& t, bool read_only) {
-  constexpr std::size_t n = sizeof...(As);
+std::string dlpack_what(const char* function) {
   const std::string names[] = {std::string(axis_name<As>())..., ""};
   std::string listed;
-  for (std::size_t k = 0; k != n; ++k) listed += (k ? ", " : "") + names[k];
-  const std::string what = "nax: from_dlpack<" + dlpack_dtype_text(dlpack_dtype<T>()) + ", (" + listed + ")>: ";
-  const auto type = t.device.device_type;
-  if (type != dlpack::kDLCPU && type != dlpack::kDLCUDAHost && type != dlpack::kDLCUDAManaged)
-    throw argument_error(what + "the tensor lives on " + dlpack_device_text(t.device) +
-                         ", which the host cannot read; nax's host arrays view kDLCPU, kDLCUDAHost and kDLCUDAManaged "
-                         "memory (copy it to the host first)");
+  for (std::size_t k = 0; k != sizeof...(As); ++k) listed += (k ? ", " : "") + names[k];
+  return std::string("nax: ") + function + "<" + dlpack_dtype_text(dlpack_dtype<T>()) + ", (" + listed + ")>: ";
+}
+
+// The checks of an incoming tensor's layout (all but its device), before anything is taken
+// over; the view when they pass (its pointer is the tensor's, host or device memory alike).
+template <class T, class... As>
+ArrayView<T, As...> dlpack_layout(const dlpack::DLTensor& t, bool read_only, const std::string& what) {
+  constexpr std::size_t n = sizeof...(As);
+  const std::string names[] = {std::string(axis_name<As>())..., ""};
   if (t.ndim != static_cast<std::int32_t>(n))
     throw shape_error(what + "the tensor has " + std::to_string(t.ndim) + " dimensions, but " + std::to_string(n) +
                       " axis names were given");
@@ -172,38 +181,81 @@ ArrayView<T, As...> dlpack_view(const dlpack::DLTensor& t, bool read_only) {
   return ArrayView<T, As...>(data, extents, strides);
 }
 
-// What to_dlpack hands over: the array, the shape and strides the DLTensor points to, and the
-// managed struct whose manager_ctx points back here (the deleter deletes this).
-template <class Managed, class T, class... As>
+// The host's checks: memory the host can read, then the layout.
+template <class T, class... As>
+ArrayView<T, As...> dlpack_view(const dlpack::DLTensor& t, bool read_only) {
+  const std::string what = dlpack_what<T, As...>("from_dlpack");
+  const auto type = t.device.device_type;
+  if (type == dlpack::kDLCUDA)
+    throw argument_error(what + "the tensor lives on " + dlpack_device_text(t.device) +
+                         ", which the host cannot read: view it as a device array with nax::cuda::from_dlpack<T, "
+                         "axes...>(m) (<nax/cuda.hpp>, nvcc), or copy it to the host first");
+  if (type != dlpack::kDLCPU && type != dlpack::kDLCUDAHost && type != dlpack::kDLCUDAManaged)
+    throw argument_error(what + "the tensor lives on " + dlpack_device_text(t.device) +
+                         ", which the host cannot read; nax's host arrays view kDLCPU, kDLCUDAHost and kDLCUDAManaged "
+                         "memory (copy it to the host first)");
+  return dlpack_layout<T, As...>(t, read_only, what);
+}
+
+// A versioned tensor nax can read (function names the caller in the message).
+inline void dlpack_check_version(const dlpack::DLManagedTensorVersioned* m, const char* function) {
+  if (m && m->version.major > dlpack::version.major)
+    throw argument_error(std::string("nax: ") + function + ": the tensor is DLPack version " +
+                         std::to_string(m->version.major) + "." + std::to_string(m->version.minor) +
+                         ", newer than the " + std::to_string(dlpack::version.major) + ".x that nax reads");
+}
+
+// What to_dlpack hands over: the array (a nax::Array or, io/dlpack_cuda.hpp, a
+// nax::cuda::Array), the shape and strides the DLTensor points to, and the managed struct whose
+// manager_ctx points back here (the deleter deletes this, after Exporter::before_free).
+template <class Managed, class Exporter, class Owned>
 struct dlpack_export {
-  Array<T, As...> array;
-  std::array<std::int64_t, sizeof...(As)> shape{}, strides{};
+  static constexpr std::size_t rank = Owned::rank;
+  Owned array;
+  std::array<std::int64_t, rank> shape{}, strides{};
   Managed managed{};
 
-  explicit dlpack_export(Array<T, As...>&& a) : array(std::move(a)) {
+  dlpack_export(Owned&& a, dlpack::DLDevice device) : array(std::move(a)) {
     const auto row_major = row_major_strides(array.extents());
-    for (std::size_t k = 0; k != sizeof...(As); ++k) shape[k] = array.extents()[k], strides[k] = row_major[k];
+    for (std::size_t k = 0; k != rank; ++k) shape[k] = array.extents()[k], strides[k] = row_major[k];
     dlpack::DLTensor& t = managed.dl_tensor;
     t.data = array.size() ? array.data() : nullptr;  // (data(): inside grad, a tracked array raises)
-    t.device = {dlpack::kDLCPU, 0};
-    t.ndim = static_cast<std::int32_t>(sizeof...(As));
-    t.dtype = dlpack_dtype<T>();
-    t.shape = sizeof...(As) ? shape.data() : nullptr;
-    t.strides = sizeof...(As) ? strides.data() : nullptr;
+    t.device = device;
+    t.ndim = static_cast<std::int32_t>(rank);
+    t.dtype = dlpack_dtype<typename Owned::value_type>();
+    t.shape = rank ? shape.data() : nullptr;
+    t.strides = rank ? strides.data() : nullptr;
     t.byte_offset = 0;
     managed.manager_ctx = this;
-    managed.deleter = [](Managed* self) { delete static_cast<dlpack_export*>(self->manager_ctx); };
+    managed.deleter = [](Managed* self) {
+      auto* e = static_cast<dlpack_export*>(self->manager_ctx);
+      Exporter::before_free(e->array);
+      delete e;
+    };
+  }
+};
+
+// The arrays to_dlpack exports, and how: make<Managed>(std::move(a)) returns the managed
+// tensor; before_free runs in its deleter. io/dlpack_cuda.hpp adds nax::cuda::Array.
+template <class A>
+struct dlpack_exporter {
+  static constexpr bool exportable = false;
+};
+template <class T, class... As>
+struct dlpack_exporter<Array<T, As...>> {
+  static constexpr bool exportable = true;
+  static void before_free(Array<T, As...>&) noexcept {}
+  template <class Managed>
+  static Managed* make(Array<T, As...>&& a) {
+    return &(new dlpack_export<Managed, dlpack_exporter, Array<T, As...>>(std::move(a), {dlpack::kDLCPU, 0}))->managed;
   }
 };
 
 template <class A>
-struct is_host_array : std::false_type {};
-template <class T, class... As>
-struct is_host_array<Array<T, As...>> : std::true_type {};
-template <class A>
 struct require_dlpack_array {
-  static_assert(is_host_array<std::remove_cvref_t<A>>::value,
-                "nax: to_dlpack takes a nax::Array (A is not one): evaluate an expression first, nax::eval(e)");
+  static_assert(dlpack_exporter<std::remove_cvref_t<A>>::exportable,
+                "nax: to_dlpack takes a nax::Array (A is not one): evaluate an expression first, nax::eval(e) (or "
+                "a nax::cuda::Array, with <nax/cuda.hpp>)");
   static constexpr bool value = true;
 };
 template <class A>
@@ -213,6 +265,17 @@ struct require_moved_array {
                 "nax::Array(a)), so that nax no longer owns it");
   static constexpr bool value = true;
 };
+
+// The owner that keeps m alive in views and leaves: calls m's deleter once, when the last copy
+// goes (after before_release(), for device memory: io/dlpack_cuda.hpp).
+template <class Managed, class Release>
+std::shared_ptr<const void> dlpack_owner(Managed* m, Release before_release) {
+  return std::shared_ptr<const void>(m, [before_release](const void* p) {
+    before_release();
+    auto* managed = static_cast<Managed*>(const_cast<void*>(p));
+    if (managed->deleter) managed->deleter(managed);
+  });
+}
 
 }  // namespace detail
 
@@ -232,11 +295,7 @@ class dlpack_tensor {
   static dlpack_tensor adopt(Managed* m, bool read_only) {
     if (!m) throw argument_error("nax: from_dlpack: the DLPack tensor is a null pointer");
     auto view = detail::dlpack_view<T, As...>(m->dl_tensor, read_only);
-    std::shared_ptr<const void> owner(m, [](const void* p) {
-      auto* managed = static_cast<Managed*>(const_cast<void*>(p));
-      if (managed->deleter) managed->deleter(managed);
-    });
-    return dlpack_tensor(view, std::move(owner));
+    return dlpack_tensor(view, detail::dlpack_owner(m, [] {}));
   }
 
  private:
@@ -254,10 +313,7 @@ dlpack_tensor<T, As...> from_dlpack(dlpack::DLManagedTensor* m) {
 }
 template <class T, class... As>
 dlpack_tensor<T, As...> from_dlpack(dlpack::DLManagedTensorVersioned* m) {
-  if (m && m->version.major > dlpack::version.major)
-    throw argument_error("nax: from_dlpack: the tensor is DLPack version " + std::to_string(m->version.major) + "." +
-                         std::to_string(m->version.minor) + ", newer than the " + std::to_string(dlpack::version.major) +
-                         ".x that nax reads");
+  detail::dlpack_check_version(m, "from_dlpack");
   return dlpack_tensor<T, As...>::adopt(m, m && (m->flags & dlpack::DLPACK_FLAG_BITMASK_READ_ONLY));
 }
 
@@ -265,10 +321,11 @@ namespace detail {
 template <class Managed, class A>
 Managed* export_dlpack(A&& a) {
   static_assert(require_dlpack_array<A>::value && require_moved_array<A>::value);
-  auto* e = [&]<class T, class... As>(std::type_identity<Array<T, As...>>) {
-    return new dlpack_export<Managed, T, As...>(std::move(a));
-  }(std::type_identity<std::remove_cvref_t<A>>{});
-  return &e->managed;
+  using Owned = std::remove_cvref_t<A>;
+  if constexpr (dlpack_exporter<Owned>::exportable && !std::is_lvalue_reference_v<A>)
+    return dlpack_exporter<Owned>::template make<Managed>(std::move(a));
+  else
+    return nullptr;  // (after the static_assert's message)
 }
 }  // namespace detail
 
