@@ -11,14 +11,19 @@
 #include <string>
 #include <string_view>
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#include <immintrin.h>
+#endif
+
 #include "../core/errors.hpp"
 
 namespace nax::io::detail {
 
-// CRC-32 (ZIP's polynomial), slicing by 8: eight table lookups per 8 bytes (about 1 byte per
-// cycle; the byte-at-a-time loop took 9 of the 10 s of saving a 1 GiB checkpoint). crc is the
-// value of the bytes before these (0 to begin), so data may come in pieces.
-inline std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) {
+// CRC-32 (ZIP's polynomial, reflected 0xEDB88320), slicing by 8: eight table lookups per 8
+// bytes (about 1 byte per cycle; the byte-at-a-time loop took 9 of the 10 s of saving a 1 GiB
+// checkpoint). The fallback of crc32 below, and the reference its tests compare against. crc is
+// the value of the bytes before these (0 to begin), so data may come in pieces.
+inline std::uint32_t crc32_table(std::string_view bytes, std::uint32_t crc = 0) {
   static const auto tables = [] {
     std::array<std::array<std::uint32_t, 256>, 8> t{};
     for (std::uint32_t n = 0; n != 256; ++n) {
@@ -45,6 +50,87 @@ inline std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) {
   return ~c;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDACC__)
+#define NAX_IO_CRC32_CLMUL 1
+
+// Whether this processor has the carry-less multiply (PCLMULQDQ) and SSE4.1 that
+// crc32_clmul_blocks needs: asked once, at run time, so the library stays built for any x86-64.
+inline bool crc32_clmul_supported() {
+  static const bool yes = __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+  return yes;
+}
+
+// CRC-32 of n bytes (n >= 64, a multiple of 16) by folding with the carry-less multiply, as
+// zlib (Chromium's crc32_simd.c) and the Linux kernel do after Intel's paper "Fast CRC
+// Computation for Generic Polynomials Using PCLMULQDQ" (2009): four 128-bit lanes each fold 64
+// bytes ahead per step (8 multiplies per 64 bytes, independent of one another, where the table
+// walks a chain of lookups), then the lanes fold into one, then 128 -> 64 -> 32 bits by a
+// Barrett reduction. The constants are x^k mod P (bit-reflected) for the fold distances, from
+// the paper's end. c is the inverted running value (~crc), as the table loop keeps it; the
+// result is too. About 10x the table's speed on data in cache; on a checkpoint, memory's.
+// (Helpers are functions, not lambdas: a lambda does not inherit the target attribute.)
+__attribute__((target("pclmul,sse4.1"))) inline __m128i crc32_load(const unsigned char* q) {
+  return _mm_loadu_si128(reinterpret_cast<const __m128i*>(q));
+}
+// x times x^k (its two 64-bit halves by k's two constants), xored onto the next data.
+__attribute__((target("pclmul,sse4.1"))) inline __m128i crc32_fold(__m128i x, __m128i k, __m128i next) {
+  return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(x, k, 0x00), _mm_clmulepi64_si128(x, k, 0x11)), next);
+}
+__attribute__((target("pclmul,sse4.1"))) inline std::uint32_t crc32_clmul_blocks(const unsigned char* p, std::size_t n,
+                                                                                  std::uint32_t c) {
+  const __m128i k1k2 = _mm_set_epi64x(0x01c6e41596, 0x0154442bd4);  // fold by 512 bits
+  const __m128i k3k4 = _mm_set_epi64x(0x00ccaa009e, 0x01751997d0);  // fold by 128 bits
+  const __m128i k5 = _mm_set_epi64x(0, 0x0163cd6124);               // 64 -> 32 bits
+  const __m128i poly = _mm_set_epi64x(0x01f7011641, 0x01db710641);  // P(x) and mu, for Barrett
+  const __m128i low32 = _mm_setr_epi32(~0, 0, ~0, 0);
+  __m128i x1 = _mm_xor_si128(crc32_load(p), _mm_cvtsi32_si128(static_cast<int>(c)));
+  __m128i x2 = crc32_load(p + 16), x3 = crc32_load(p + 32), x4 = crc32_load(p + 48);
+  p += 64, n -= 64;
+  for (; n >= 64; p += 64, n -= 64) {
+    x1 = crc32_fold(x1, k1k2, crc32_load(p));
+    x2 = crc32_fold(x2, k1k2, crc32_load(p + 16));
+    x3 = crc32_fold(x3, k1k2, crc32_load(p + 32));
+    x4 = crc32_fold(x4, k1k2, crc32_load(p + 48));
+  }
+  // Four lanes into one, then the remaining 16-byte blocks.
+  x1 = crc32_fold(x1, k3k4, x2);
+  x1 = crc32_fold(x1, k3k4, x3);
+  x1 = crc32_fold(x1, k3k4, x4);
+  for (; n >= 16; p += 16, n -= 16) x1 = crc32_fold(x1, k3k4, crc32_load(p));
+
+  // 128 -> 64 bits.
+  __m128i x = _mm_xor_si128(_mm_srli_si128(x1, 8), _mm_clmulepi64_si128(x1, k3k4, 0x10));
+  // 64 -> 32 bits (in the 64-bit lane).
+  x = _mm_xor_si128(_mm_srli_si128(x, 4), _mm_clmulepi64_si128(_mm_and_si128(x, low32), k5, 0x00));
+  // Barrett reduction to the 32-bit remainder.
+  __m128i t = _mm_clmulepi64_si128(_mm_and_si128(x, low32), poly, 0x10);
+  t = _mm_clmulepi64_si128(_mm_and_si128(t, low32), poly, 0x00);
+  return static_cast<std::uint32_t>(_mm_extract_epi32(_mm_xor_si128(x, t), 1));
+}
+
+// crc32 by folding (crc32_clmul_supported() must hold): whole 16-byte blocks by the multiply,
+// the last 0-15 bytes (and inputs under 64 bytes) by the table.
+inline std::uint32_t crc32_clmul(std::string_view bytes, std::uint32_t crc = 0) {
+  if (bytes.size() < 64) return crc32_table(bytes, crc);
+  const std::size_t blocks = bytes.size() & ~std::size_t(15);
+  crc = ~crc32_clmul_blocks(reinterpret_cast<const unsigned char*>(bytes.data()), blocks, ~crc);
+  return crc32_table(bytes.substr(blocks), crc);
+}
+#else
+inline bool crc32_clmul_supported() { return false; }
+#endif
+
+// CRC-32 of ZIP entries: by the carry-less multiply where the processor has it, else by the
+// table; both give the same bits (tests/io/crc_test.cpp). Measured on 64 MiB here (-O3): the
+// table 1.7 GB/s, the multiply 10.5 (memcpy: 6.9), so a 1 GiB checkpoint's CRCs take 0.1 s,
+// not 0.6.
+inline std::uint32_t crc32(std::string_view bytes, std::uint32_t crc = 0) {
+#ifdef NAX_IO_CRC32_CLMUL
+  if (crc32_clmul_supported()) return crc32_clmul(bytes, crc);
+#endif
+  return crc32_table(bytes, crc);
+}
+
 inline void put_le(std::string& out, std::uint64_t v, int bytes) {
   for (int b = 0; b != bytes; ++b) out += char((v >> (8 * b)) & 0xFF);
 }
@@ -54,8 +140,9 @@ inline std::uint64_t get_le(std::string_view in, std::size_t at, int bytes) {
   return v;
 }
 
-// An archive of stored entries, written to a stream as they come (each entry's CRC-32 is
-// computed first, so the local header is written once). Sizes and offsets must fit 32 bits
+// An archive of stored entries, written to a stream as they come (a big entry's CRC-32 is
+// computed as its data are written and its local header patched after, where the stream can
+// seek back; see add). Sizes and offsets must fit 32 bits
 // (4 GiB): nax does not write ZIP64 yet, and says so instead of writing a damaged archive.
 class zip_writer {
  public:
@@ -66,7 +153,13 @@ class zip_writer {
     const std::size_t size = head.size() + body.size();
     check_fits(size, "entry '" + name + "'");
     check_fits(offset_, "the archive before '" + name + "'");
-    const std::uint32_t crc = crc32(body, crc32(head));
+    // The CRC-32 goes in the local header, before the data. Where the stream can seek back (a
+    // file) it is computed piece by piece as the data are written, and the header patched after:
+    // each piece is read from memory once, by the CRC, and written from the cache, where a CRC
+    // pass first read every leaf twice. Elsewhere (and for small entries) it is computed first.
+    const std::streampos header_at = body.size() >= fold_min ? out_.tellp() : std::streampos(-1);
+    const bool fold = header_at != std::streampos(-1);
+    std::uint32_t crc = fold ? 0 : crc32(body, crc32(head));
     const std::size_t at = offset_;  // where its local header begins
     std::string local;
     put_le(local, 0x04034b50, 4);  // local file header
@@ -83,7 +176,22 @@ class zip_writer {
     local += name;
     write(local);
     write(head);
-    write(body);
+    if (fold) {
+      crc = crc32(head);
+      for (std::size_t from = 0; from < body.size(); from += fold_piece) {
+        const std::string_view piece = body.substr(from, fold_piece);
+        crc = crc32(piece, crc);
+        write(piece);
+      }
+      const std::streampos end = out_.tellp();
+      std::string crc_bytes;
+      put_le(crc_bytes, crc, 4);
+      out_.seekp(header_at + std::streamoff(14));  // the CRC field of the local header
+      out_.write(crc_bytes.data(), 4);
+      out_.seekp(end);
+    } else {
+      write(body);
+    }
 
     put_le(central_, 0x02014b50, 4);  // central directory header
     put_le(central_, 20, 2);          // made by
@@ -133,6 +241,9 @@ class zip_writer {
       throw io_error("nax::io: " + file_ + ": " + what + " is " + std::to_string(n) +
                      " bytes, 4 GiB or more, which needs ZIP64; nax does not write ZIP64 yet");
   }
+  // Entries of fold_min bytes or more have their CRC-32 computed as they are written, in pieces
+  // of fold_piece bytes (a size the L2 cache holds).
+  static constexpr std::size_t fold_min = std::size_t(1) << 20, fold_piece = std::size_t(1) << 18;
   std::ostream& out_;
   std::string file_;
   std::string central_;
