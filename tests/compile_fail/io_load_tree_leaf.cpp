@@ -1,4 +1,4 @@
-// expect: nax::io::load_tree fills the leaves of a tree of nax::Arrays and numbers; Leaf is neither
+// expect: nax::io::load_tree fills the leaves of a tree of nax::Arrays, GlobalArrays and numbers; Leaf is none
 // expect: require_loadable_leaf<nax::ArrayView<float, in> >
 // A view cannot take a loaded array's extents and storage.
 #include <nax/nax.hpp>

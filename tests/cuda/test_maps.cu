@@ -126,6 +126,13 @@ TEST_CASE("maps on the device: device_put of device arrays makes device shards, 
       CHECK(placed.shard_of(d).device() == (on_gpus ? d : nax::cuda::current_device()));
     }
     check_same(placed.gather(), x, 0.0);
+    // device_put_like of a host array with the axes in another order (load_tree's path): each
+    // block copied to the GPU of the shard it replaces.
+    auto y = random_array<float, j, i>({x.extents()[1], 4 * n});
+    auto placed_y = nax::device_put_like(placed, y);
+    for (int d = 0; d < mesh->device_count(); ++d)
+      CHECK(placed_y.shard_of(d).device() == placed.shard_of(d).device());
+    check_same(placed_y.gather(), nax::Array<float, i, j>(nax::transpose<i, j>(y)), 0.0);
     auto result = nax::xmap<nax::bind<i, data>>(f, *mesh)(placed);
     static_assert(std::is_same_v<decltype(result), nax::cuda::Array<float, j>>);
     check_same(nax::cuda::to_host(result), want);

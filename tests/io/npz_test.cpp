@@ -30,6 +30,17 @@ struct Model {
 struct WB {
   BOOST_HANA_DEFINE_STRUCT(WB, (nax::Array<double, p, q>, w), (nax::Array<std::int32_t, p>, b));
 };
+NAX_AXIS(rows);
+NAX_AXIS(cols);
+// The same tree with its arrays sharded over a mesh (GlobalArrays), and gathered (Arrays).
+struct ShardedNet {
+  BOOST_HANA_DEFINE_STRUCT(ShardedNet, (std::vector<nax::GlobalArray<float, p, q>>, layers),
+                           (nax::GlobalArray<double, r>, scale), (std::int64_t, step));
+};
+struct GatheredNet {
+  BOOST_HANA_DEFINE_STRUCT(GatheredNet, (std::vector<nax::Array<float, p, q>>, layers),
+                           (nax::Array<double, r>, scale), (std::int64_t, step));
+};
 
 template <class A>
 void check_equal(const A& x, const A& y) {
@@ -203,4 +214,79 @@ TEST_CASE("a damaged or cut archive raises io_error, whichever byte is hit (neve
   }
   CHECK(raised + loaded == 300);
   CHECK(raised > 250);
+}
+
+TEST_CASE("GlobalArray leaves: saved whole from one mesh, loaded onto a mesh of another shape or into Arrays") {
+  scratch dir("tree_sharded");
+  nax_test::random_source rng(5207);
+  nax::Mesh<rows> line(nax::host::devices(4), {4});
+  nax::Mesh<rows, cols> square(nax::host::devices(4), {2, 2});
+  for (int trial = 0; trial < 3; ++trial) {
+    CAPTURE(trial);
+    // p splits over 4 devices (extents 0, 4, 8), q over 2; r is replicated.
+    GatheredNet plain;
+    for (int l = 0, depth = 1 + rng.integer(0, 2); l < depth; ++l)
+      plain.layers.push_back(nax_test::random_array<float, p, q>(rng, {4 * rng.integer(0, 2), 2 * rng.integer(0, 2)}));
+    plain.scale = nax_test::random_array<double, r>(rng, {rng.integer(0, 5)});
+    plain.step = rng.integer(0, 1000);
+    ShardedNet sharded{{}, nax::device_put<>(line, plain.scale), plain.step};
+    for (const auto& w : plain.layers) sharded.layers.push_back(nax::device_put<nax::shard<p, rows>>(line, w));
+
+    // The file is the gathered tree's, byte for byte.
+    nax::io::save_tree(dir / "sharded.npz", sharded);
+    nax::io::save_tree(dir / "plain.npz", plain);
+    CHECK(slurp(dir / "sharded.npz") == slurp(dir / "plain.npz"));
+
+    // Into Arrays.
+    GatheredNet back;
+    back.layers.resize(plain.layers.size());
+    nax::io::load_tree_into(dir / "sharded.npz", back);
+    for (std::size_t l = 0; l < plain.layers.size(); ++l) check_equal(plain.layers[l], back.layers[l]);
+    check_equal(plain.scale, back.scale);
+    CHECK(back.step == plain.step);
+
+    // Onto a 2 x 2 mesh, split otherwise: p over cols, q over rows, scale replicated. The
+    // tree's GlobalArrays give the mesh and the split; their extents are the file's.
+    ShardedNet like{{}, nax::device_put<>(square, nax::Array<double, r>({0})), 0};
+    for (std::size_t l = 0; l < plain.layers.size(); ++l)
+      like.layers.push_back(nax::device_put<nax::shard<p, cols>, nax::shard<q, rows>>(square, nax::Array<float, p, q>({0, 0})));
+    const ShardedNet loaded = nax::io::load_tree(dir / "sharded.npz", like);
+    CHECK(loaded.step == plain.step);
+    for (std::size_t l = 0; l < plain.layers.size(); ++l) {
+      const auto& g = loaded.layers[l];
+      CHECK(g.extents() == plain.layers[l].extents());
+      CHECK(g.split_over() == std::array<int, 2>{1, 0});
+      for (int d = 0; d < 4; ++d) {
+        // Device d's block of the saved array, at its offsets.
+        const auto& shard = g.shard_of(d);
+        REQUIRE(shard.extents() == std::array<index_t, 2>{g.extents()[0] / 2, g.extents()[1] / 2});
+        for (index_t i = 0; i < shard.extents()[0]; ++i)
+          for (index_t j = 0; j < shard.extents()[1]; ++j)
+            CHECK(shard.data()[i * shard.extents()[1] + j] ==
+                  plain.layers[l].data()[(g.offset(d, 0) + i) * g.extents()[1] + g.offset(d, 1) + j]);
+      }
+      check_equal(plain.layers[l], g.gather());
+    }
+    for (int d = 0; d < 4; ++d) check_equal(plain.scale, loaded.scale.shard_of(d));
+
+    // Arrays saved, loaded into GlobalArrays whose axes are in another order (by name).
+    nax::io::save_tree(dir / "one.npz", std::make_tuple(plain.layers[0]));
+    auto like_qp = std::make_tuple(nax::device_put<nax::shard<q, cols>>(square, nax::Array<float, q, p>({0, 0})));
+    const auto transposed = std::get<0>(nax::io::load_tree(dir / "one.npz", like_qp)).gather();
+    const auto& w = plain.layers[0];
+    REQUIRE(transposed.extents() == std::array<index_t, 2>{w.extents()[1], w.extents()[0]});
+    for (index_t i = 0; i < w.extents()[0]; ++i)
+      for (index_t j = 0; j < w.extents()[1]; ++j)
+        CHECK(transposed.data()[j * w.extents()[0] + i] == w.data()[i * w.extents()[1] + j]);
+  }
+
+  // A stored extent the loading mesh cannot split: shape_error naming the file, the leaf, the
+  // axis and the mesh axis. A default GlobalArray (on no mesh) cannot be loaded into.
+  nax::io::save_tree(dir / "odd.npz", std::make_tuple(nax::Array<float, p, q>({3, 2})));
+  auto like = std::make_tuple(nax::device_put<nax::shard<p, cols>>(square, nax::Array<float, p, q>({0, 0})));
+  nax_test::check_shape_error([&] { (void)nax::io::load_tree(dir / "odd.npz", like); },
+                              {"odd.npz (leaf '0')", "'p'", "extent 3", "'cols'", "size 2"});
+  CHECK_THROWS_WITH_AS((void)nax::io::load_tree(dir / "odd.npz", std::tuple<nax::GlobalArray<float, p, q>>{}),
+                       doctest::Contains("(leaf '0'): nax: device_put_like: the GlobalArray to place x like was never placed"),
+                       nax::argument_error);
 }

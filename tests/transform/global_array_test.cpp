@@ -181,3 +181,33 @@ TEST_CASE("GlobalArray: one placed on a mesh of another shape is rejected by xma
   auto r = on(other, nax::device_put<nax::shard<batch, data>>(four, x));
   nax_test::check_all(r, [&](const index_map& idx) { return at(x, idx) + 1.f; });
 }
+
+TEST_CASE("GlobalArray: device_put_like splits another array as the first is split, on its mesh") {
+  nax_test::random_source rng(7);
+  nax::Mesh<data, model> mesh(nax::host::devices(4), {2, 2});
+  auto like = nax::device_put<nax::shard<batch, model>, nax::shard<hidden, data>>(
+      mesh, nax::Array<float, batch, hidden>({2, 2}));
+  for (int trial = 0; trial < 4; ++trial) {
+    // Other extents than like's (0 included), and x's axes in another order, as an expression.
+    const index_t b = 2 * rng.integer(0, 3), h = 2 * rng.integer(0, 3);
+    auto x = nax_test::random_array<float, hidden, batch>(rng, {h, b});
+    auto g = nax::device_put_like(like, x * 2.0f);
+    static_assert(std::is_same_v<decltype(g), nax::GlobalArray<float, batch, hidden>>);
+    CHECK(g.extents() == std::array<index_t, 2>{b, h});
+    CHECK(g.split_over() == like.split_over());
+    CHECK(g.split_into() == like.split_into());
+    nax::Array<float, batch, hidden> twice = x * 2.0f;
+    check_shards(g, twice);
+    nax_test::check_all(g.gather(), [&](const index_map& idx) { return at(twice, idx); });
+  }
+  // A replicated like gives every device the whole array.
+  auto replicated = nax::device_put<>(mesh, nax::Array<double, in>({1}));
+  auto x = nax_test::random_array<double, in>(rng, {5});
+  auto g = nax::device_put_like(replicated, x);
+  for (int d = 0; d < 4; ++d) nax_test::check_all(g.shard_of(d), [&](const index_map& idx) { return at(x, idx); });
+
+  nax_test::check_shape_error([&] { (void)nax::device_put_like(like, nax::Array<float, batch, hidden>({4, 3})); },
+                              {"device_put_like", "'hidden'", "extent 3", "'data'", "size 2"});
+  CHECK_THROWS_WITH_AS((void)nax::device_put_like(nax::GlobalArray<float, batch, hidden>{}, nax::Array<float, batch, hidden>({2, 2})),
+                       doctest::Contains("never placed on a mesh"), nax::argument_error);
+}

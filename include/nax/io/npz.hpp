@@ -10,9 +10,12 @@
 #pragma once
 #include <boost/hana/first.hpp>
 #include <boost/hana/string.hpp>
+#include <exception>
+#include <functional>
 #include <set>
 #include <sstream>
 
+#include "../mesh/global_array.hpp"
 #include "../tree/tree.hpp"
 #include "npy.hpp"
 #include "zip.hpp"
@@ -29,21 +32,22 @@ struct is_host_array<Array<T, As...>> : std::true_type {};
 
 template <class Leaf>
 struct require_loadable_leaf {
-  static_assert(is_host_array<Leaf>::value,
-                "nax::io::load_tree fills the leaves of a tree of nax::Arrays and numbers; Leaf is neither (a "
-                "view, an expression or a device array): load into a tree of nax::Arrays, then copy");
+  static_assert(is_host_array<Leaf>::value || nax::detail::is_global_array_v<Leaf>,
+                "nax::io::load_tree fills the leaves of a tree of nax::Arrays, GlobalArrays and numbers; Leaf is "
+                "none of them (a view, an expression or a device array): load into a tree of nax::Arrays, then copy");
   static constexpr bool value = true;
 };
 
-// Calls f(path, leaf) for every leaf of tree, depth first, path as described above.
+// Calls f(path, leaf) for every leaf of tree, depth first, path as described above. A
+// GlobalArray is a leaf here (a checkpoint holds it whole), though not a pytree leaf elsewhere.
 template <class Tree, class F>
 void for_each_leaf_with_path(Tree&& tree, const std::string& path, F& f) {
   using D = std::remove_cvref_t<Tree>;
   using nax::detail::tree_kind;
   constexpr tree_kind kind = nax::detail::tree_kind_v<D>;
-  static_assert(nax::detail::require_pytree<D>::value);
+  if constexpr (!nax::detail::is_global_array_v<D>) static_assert(nax::detail::require_pytree<D>::value);
   auto child_path = [&](const std::string& key) { return path.empty() ? key : path + "/" + key; };
-  if constexpr (kind == tree_kind::leaf) {
+  if constexpr (kind == tree_kind::leaf || nax::detail::is_global_array_v<D>) {
     f(path.empty() ? std::string("arr_0") : path, std::forward<Tree>(tree));
   } else if constexpr (kind == tree_kind::std_vector) {
     for (std::size_t i = 0; i != tree.size(); ++i) for_each_leaf_with_path(tree[i], child_path(std::to_string(i)), f);
@@ -70,10 +74,12 @@ std::string axis_names_csv(nax::axes<As...>) {
 }
 
 // A leaf as the host Array save_tree writes: an Array as it is, a view or an expression
-// evaluated, a number as a rank-0 array.
+// evaluated, a number as a rank-0 array, a GlobalArray gathered (a collective).
 template <class Leaf>
 decltype(auto) leaf_array(const Leaf& leaf) {
-  if constexpr (element<Leaf>) {
+  if constexpr (nax::detail::is_global_array_v<Leaf>) {
+    return leaf.gather();
+  } else if constexpr (element<Leaf>) {
     Array<Leaf> a(std::array<index_t, 0>{});
     a.data()[0] = leaf;
     return a;
@@ -110,35 +116,103 @@ inline std::map<std::string, std::vector<std::string>> parse_axes(std::string_vi
   return out;
 }
 
-}  // namespace detail
-
-// Saves every leaf of tree (Arrays, views, expressions, numbers; structs, tuples, std::array,
-// std::vector) into one .npz file at path.
+// Who writes a checkpoint when the tree holds GlobalArrays whose mesh spans processes (MPI):
+// the process holding mesh device 0 of the first such leaf. Every process gathers each
+// GlobalArray leaf with it (a collective), and all agree at the end on whether the file was
+// written, through that leaf's mesh.
+struct checkpoint_writer {
+  bool writes = true;
+  std::function<bool(bool)> in_every_process;  // empty: every process writes (no such leaf)
+};
 template <class Tree>
-void save_tree(const std::filesystem::path& path, const Tree& tree) {
-  detail::write_atomically(path, [&](std::ostream& out) {
-    detail::zip_writer zip(out, path.string());
-    std::string axes;
-    auto add = [&](const std::string& leaf_path, const auto& leaf) {
-      decltype(auto) a = detail::leaf_array(leaf);
-      using A = std::remove_cvref_t<decltype(a)>;
-      zip.add(leaf_path + ".npy", detail::npy_header_of(a), detail::npy_body(a));
-      axes += leaf_path + "\t" + detail::axis_names_csv(typename A::axes_type{}) + "\n";
-    };
-    detail::for_each_leaf_with_path(tree, "", add);
-    zip.add(detail::axes_entry, axes);
-    zip.finish();
-  });
+checkpoint_writer writer_of(const Tree& tree) {
+  checkpoint_writer w;
+  auto find = [&](const std::string&, const auto& leaf) {
+    using L = std::remove_cvref_t<decltype(leaf)>;
+    if constexpr (nax::detail::is_global_array_v<L>) {
+      if (!w.in_every_process && leaf.spans_processes()) {
+        w.writes = leaf.holds(0);
+        w.in_every_process = [&leaf](bool ok) { return leaf.in_every_process(ok); };
+      }
+    }
+  };
+  for_each_leaf_with_path(tree, "", find);
+  return w;
 }
 
-// Fills every leaf of tree (nax::Arrays and numbers) from the .npz file at path: each leaf
-// takes the extents stored for it; the tree gives the structure, the element types and the
-// axis names. A file without the axes entry (written by numpy) is read with each leaf's axes
-// in declared order.
+// Gathers the GlobalArray leaves after the first `skip` and drops them: a process that does
+// not write (or stopped writing) still takes part in every collective the writer runs.
+template <class Tree>
+void gather_global_leaves(const Tree& tree, std::size_t skip) {
+  std::size_t seen = 0;
+  auto gather = [&](const std::string&, const auto& leaf) {
+    if constexpr (nax::detail::is_global_array_v<std::remove_cvref_t<decltype(leaf)>>)
+      if (seen++ >= skip) (void)leaf.gather();
+  };
+  for_each_leaf_with_path(tree, "", gather);
+}
+
+}  // namespace detail
+
+// Saves every leaf of tree (Arrays, views, expressions, numbers, GlobalArrays; structs,
+// tuples, std::array, std::vector) into one .npz file at path. A GlobalArray is written whole,
+// as its gather() (the file is the one its gathered tree would give). When a GlobalArray's
+// mesh spans processes, every process must call save_tree with the same tree: each leaf is
+// gathered with all of them, one process writes the file (detail::checkpoint_writer), and
+// every process raises io_error if the file was not written.
+template <class Tree>
+void save_tree(const std::filesystem::path& path, const Tree& tree) {
+  const detail::checkpoint_writer writer = detail::writer_of(tree);
+  std::size_t gathered = 0;  // GlobalArray leaves the writer has gathered so far
+  auto write = [&] {
+    detail::write_atomically(path, [&](std::ostream& out) {
+      detail::zip_writer zip(out, path.string());
+      std::string axes;
+      auto add = [&](const std::string& leaf_path, const auto& leaf) {
+        if constexpr (nax::detail::is_global_array_v<std::remove_cvref_t<decltype(leaf)>>) ++gathered;
+        decltype(auto) a = detail::leaf_array(leaf);
+        using A = std::remove_cvref_t<decltype(a)>;
+        zip.add(leaf_path + ".npy", detail::npy_header_of(a), detail::npy_body(a));
+        axes += leaf_path + "\t" + detail::axis_names_csv(typename A::axes_type{}) + "\n";
+      };
+      detail::for_each_leaf_with_path(tree, "", add);
+      zip.add(detail::axes_entry, axes);
+      zip.finish();
+    });
+  };
+  if (!writer.in_every_process) return write();
+  std::exception_ptr failure;
+  if (writer.writes) {
+    try {
+      write();
+    } catch (...) {
+      failure = std::current_exception();
+      try {
+        detail::gather_global_leaves(tree, gathered);  // the others are waiting in these
+      } catch (...) {
+      }
+    }
+  } else {
+    detail::gather_global_leaves(tree, 0);
+  }
+  const bool written = writer.in_every_process(failure == nullptr);
+  if (failure) std::rethrow_exception(failure);
+  if (!written)
+    throw io_error("nax::io: save_tree: " + path.string() +
+                   " was not written: the process holding mesh device 0, which writes it, failed");
+}
+
+// Fills every leaf of tree (nax::Arrays, numbers and GlobalArrays) from the .npz file at path:
+// each leaf takes the extents stored for it; the tree gives the structure, the element types
+// and the axis names. A GlobalArray leaf is replaced by the stored array split over the same
+// mesh as the leaf, in the same way (device_put_like): a checkpoint saved from one mesh loads
+// onto a mesh of another shape, or into plain Arrays. Every process reads the file (on several
+// hosts it must be on a filesystem they share). A file without the axes entry (written by
+// numpy) is read with each leaf's axes in declared order.
 template <class Tree>
 void load_tree_into(const std::filesystem::path& path, Tree& tree) {
   const std::string file = path.string();
-  const std::string bytes = detail::read_whole_file(path);
+  const detail::file_bytes bytes(path);  // mapped, not copied (npy.hpp)
   detail::zip_entries entries = detail::zip_reader(bytes, file).entries();
   std::map<std::string, std::vector<std::string>> axes;
   const bool named = entries.count(detail::axes_entry) != 0;
@@ -158,7 +232,7 @@ void load_tree_into(const std::filesystem::path& path, Tree& tree) {
       leaf = detail::decode_npy<L>(found->second, what, {}).item();
     } else {
       static_assert(detail::require_loadable_leaf<L>::value);
-      if constexpr (detail::is_host_array<L>::value) [&]<class... As>(nax::axes<As...>) {
+      if constexpr (detail::is_host_array<L>::value || nax::detail::is_global_array_v<L>) [&]<class... As>(nax::axes<As...>) {
         constexpr std::size_t N = sizeof...(As);
         std::array<std::size_t, N> from_file = detail::identity_order<N>();
         if (named) {
@@ -177,7 +251,19 @@ void load_tree_into(const std::filesystem::path& path, Tree& tree) {
             throw io_error("nax::io: " + what + " was saved with the axes " + detail::list_text(have) +
                            ", but the tree's leaf has the axes " + detail::list_text(want));
         }
-        leaf = detail::decode_npy<typename L::value_type, As...>(found->second, what, from_file);
+        auto whole = detail::decode_npy<typename L::value_type, As...>(found->second, what, from_file);
+        if constexpr (nax::detail::is_global_array_v<L>) {
+          // Split over the leaf's mesh as the leaf is split, whatever mesh it was saved from.
+          try {
+            leaf = device_put_like(leaf, whole);
+          } catch (const shape_error& e) {
+            throw shape_error("nax::io: " + what + ": " + e.what());
+          } catch (const argument_error& e) {
+            throw argument_error("nax::io: " + what + ": " + e.what());
+          }
+        } else {
+          leaf = std::move(whole);
+        }
       }(typename L::axes_type{});
     }
   };

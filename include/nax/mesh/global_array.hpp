@@ -7,6 +7,7 @@
 // its mesh device (mesh/global_array_cuda.hpp supplies their shard_storage). Mesh layer.
 #pragma once
 #include <array>
+#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -74,6 +75,11 @@ struct shard_storage {
     host::context ctx;
     host::assign_in_context(out, leaf_of(shard.view()), ctx);
   }
+  // The shard holding a block of a host array (device_put_like, load_tree).
+  template <class View>
+  static std::shared_ptr<Shard> from_host(const View& block) {
+    return make(block.extents(), as_expr(block));
+  }
 };
 }  // namespace detail
 
@@ -105,6 +111,12 @@ class basic_global_array {
     return index_t(coordinates_[device][split_over_[j]]) * (extents_[j] / split_into_[j]);
   }
 
+  // Whether the mesh runs devices in other processes too (MPI): gather() and save_tree are
+  // then collective, every process must call them.
+  bool spans_processes() const { return !all_local_; }
+  // Names of the mesh's axes, in the mesh's order (split_over() indexes them).
+  const std::vector<std::string>& mesh_axis_names() const { return mesh_axis_names_; }
+
   // The whole array, on the host (every process gets it when the mesh spans several).
   detail::array_for_t<value_type, axes_type> gather() const {
     detail::array_for_t<value_type, axes_type> whole(extents_);
@@ -121,9 +133,24 @@ class basic_global_array {
     return whole;
   }
 
+  // Whether ok holds in every process of the mesh (a collective when the mesh spans
+  // processes; ok itself otherwise): save_tree's processes agree on whether the file was written.
+  bool in_every_process(bool ok) const {
+    if (all_local_) return ok;
+    std::atomic<int> all{1};
+    run_all_([&](int, detail::communicator& everyone) {
+      int mine = ok ? 1 : 0;
+      everyone.all_reduce(&mine, 1, detail::dtype::i32, detail::reduce_op::min);
+      if (mine == 0) all = 0;
+    });
+    return all != 0;
+  }
+
  private:
   template <class... Ss, class MeshT, class X>
   friend auto device_put(const MeshT& mesh, const X& x);
+  template <class S, class X>
+  friend basic_global_array<S> device_put_like(const basic_global_array<S>& like, const X& x);
 
   bool splits_mesh_axis(int m) const {
     for (int s : split_over_)
@@ -150,10 +177,21 @@ class basic_global_array {
   bool all_local_ = true;
   int local_first_ = 0;
   std::function<void(const std::function<void(int, detail::communicator&)>&)> run_all_;
+  // Runs place(d) for each device d of this process, with its memory current (shard_storage's
+  // for_each_local_device over the mesh the array was placed on).
+  std::function<void(const std::function<void(int)>&)> for_each_local_;
+  std::vector<std::string> mesh_axis_names_;
 };
 
 template <class T, class... As>
 using GlobalArray = basic_global_array<Array<T, As...>>;
+
+namespace detail {
+template <class X>
+inline constexpr bool is_global_array_v = false;
+template <class Shard>
+inline constexpr bool is_global_array_v<basic_global_array<Shard>> = true;
+}  // namespace detail
 
 // Splits x over mesh by the shardings Ss... (shard<named_axis, mesh_axis>); an axis not named
 // is replicated. Each sharded extent must divide evenly by its mesh axis's size. The shards
@@ -208,6 +246,12 @@ auto device_put(const MeshT& mesh, const X& x) {
       }
       g.shards_[d] = detail::shard_storage<Shard>::make(extents, narrowed);
     });
+    g.for_each_local_ = [mesh](const std::function<void(int)>& place) {
+      detail::shard_storage<Shard>::for_each_local_device(mesh, place);
+    };
+    g.mesh_axis_names_ = []<class... Ns>(axes<Ns...>) {
+      return std::vector<std::string>{std::string(axis_name<Ns>())...};
+    }(MeshAxes{});
     g.run_all_ = [mesh](const std::function<void(int, detail::communicator&)>& body) {
       mesh.run([&](auto& device) {
         detail::communicator& everyone = [&]<class... Ns>(axes<Ns...>) -> detail::communicator& {
@@ -218,6 +262,54 @@ auto device_put(const MeshT& mesh, const X& x) {
     };
     return g;
   }(detail::visible_t<E>{});
+}
+
+namespace detail {
+template <class T, class U>
+struct require_same_element_as_like {
+  static_assert(std::is_same_v<T, U>,
+                "nax: device_put_like: x's element type differs from the GlobalArray it is placed like (T, U); "
+                "cast it first (nax::cast<T>(x))");
+  static constexpr bool value = true;
+};
+}  // namespace detail
+
+// x (a host array, view or expression with like's axes, in any order) split over the mesh
+// `like` lies on, as like is split (JAX: jax.device_put(x, like.sharding)). x's extents may
+// differ from like's; each split one must divide evenly by its mesh axis's size. load_tree
+// places a checkpoint's arrays with it, onto a mesh of any shape. Each process makes the
+// shards of its own devices (no communication).
+template <class Shard, class X>
+basic_global_array<Shard> device_put_like(const basic_global_array<Shard>& like, const X& x) {
+  using T = typename Shard::value_type;
+  using Axes = typename Shard::axes_type;
+  using E = detail::expr_t<const X&>;
+  static_assert(detail::require_same_element_as_like<typename E::value_type, T>::value);
+  return [&]<class... As>(axes<As...>) {
+    using Whole = Array<T, As...>;
+    // x in like's axis order, on the host (an Array already in that order is read in place).
+    const auto& whole = [&]() -> decltype(auto) {
+      if constexpr (std::is_same_v<X, Whole>) return (x);
+      else return Whole(transpose<As...>(detail::as_expr(x)));
+    }();
+    if (!like.for_each_local_)
+      throw argument_error("nax: device_put_like: the GlobalArray to place x like was never placed on a mesh "
+                           "(default-constructed): make it with device_put");
+    basic_global_array<Shard> g = like;
+    g.extents_ = whole.extents();
+    const std::array<std::string_view, sizeof...(As)> names{axis_name<As>()...};
+    for (std::size_t k = 0; k < g.rank; ++k)
+      if (g.split_over_[k] >= 0 && g.extents_[k] % g.split_into_[k] != 0)
+        throw shape_error("nax: device_put_like: axis '" + std::string(names[k]) + "' of extent " +
+                          std::to_string(g.extents_[k]) + " does not divide evenly over mesh axis '" +
+                          g.mesh_axis_names_[std::size_t(g.split_over_[k])] + "' of size " +
+                          std::to_string(g.split_into_[k]));
+    g.shards_.assign(g.shards_.size(), nullptr);
+    g.for_each_local_([&](int d) {
+      g.shards_[std::size_t(d)] = detail::shard_storage<Shard>::from_host(g.narrow_all(whole.view(), d));
+    });
+    return g;
+  }(Axes{});
 }
 
 }  // namespace nax

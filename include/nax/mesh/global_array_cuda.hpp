@@ -51,6 +51,11 @@ struct shard_storage<nax::cuda::Array<T, As...>> {
     host::context ctx;
     host::assign_in_context(out, leaf_of(copy.view()), ctx);
   }
+  // A block of a host array copied to the current GPU (device_put_like, load_tree).
+  template <class View>
+  static std::shared_ptr<Shard> from_host(const View& block) {
+    return std::make_shared<Shard>(nax::cuda::to_device(block));
+  }
 };
 
 }  // namespace nax::detail

@@ -145,11 +145,6 @@ auto finish_xmap_leaf(Leaf&& leaf) {
 template <class B>
 constexpr bool is_mesh_bound_v = !std::is_same_v<typename B::mesh_axis, local_axis>;
 
-template <class X>
-inline constexpr bool is_global_array_v = false;
-template <class Shard>
-inline constexpr bool is_global_array_v<basic_global_array<Shard>> = true;
-
 // Arguments xmap maps: pytrees of arrays, or GlobalArrays (read shard by shard).
 template <class L, class Arg>
 constexpr bool xmap_argument_has() {
