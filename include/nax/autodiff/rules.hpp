@@ -25,6 +25,44 @@ void backprop(const E& e, Ct ct, St& st);
                        " lies between a differentiated argument and the output; its gradient is not implemented");
 }
 
+// A cotangent that two rules below read (both factors of a product, both operands of a
+// contraction, both terms of a sum) is evaluated once into a temporary when computing it costs
+// more than reading it: a transcendental partial (ct * (1 - tanh^2 z)), a reduction. Lazily it
+// was computed once per reader: an MLP layer's ct * (1 - tanh^2 z) three times (packed for the
+// two GEMMs, summed for the bias), 14% of bench_deep_mlp's step (docs/autodiff.md). Decided
+// from the types alone (each child that may reach counts), so the rules below are instantiated
+// once. Not under grad(grad(f)), whose sink differentiates cotangents as expressions, nor for a
+// cotangent with mapped (hidden) or unbound axes: their extents() does not give every axis's
+// extent (a mapped cotangent materialised so had extents 0: tests/autodiff/shared_cotangent_test.cpp).
+template <class E>
+struct costly_to_recompute : std::bool_constant<!leaf_node<E>> {};  // reductions, contractions, gathers, ...
+template <class T>
+struct costly_to_recompute<Scalar<T>> : std::false_type {};
+template <class C, class Kind, class Out, class H, class U>
+struct costly_to_recompute<Relayout<C, Kind, Out, H, U>> : costly_to_recompute<C> {};
+template <class F, class... Cs>
+struct costly_to_recompute<Map<F, Cs...>>
+    : std::bool_constant<fn::derivative_kind_v<F> == fn::derivative_kind::by_partial ||
+                         (costly_to_recompute<Cs>::value || ...)> {};
+
+template <class C>
+inline constexpr bool is_scalar_node_v = false;
+template <class T>
+inline constexpr bool is_scalar_node_v<Scalar<T>> = true;
+// A child a cotangent may go to (floating point, not a constant).
+template <class C>
+inline constexpr std::size_t may_need_cotangent_v = std::is_floating_point_v<typename C::value_type> && !is_scalar_node_v<C>;
+
+template <std::size_t Readers, class Ct, class St, class Body>
+void with_shared_cotangent(const Ct& ct, St& st, Body&& body) {
+  if constexpr (Readers >= 2 && costly_to_recompute<Ct>::value && std::is_same_v<hidden_t<Ct>, axes<>> &&
+                std::is_same_v<unbound_t<Ct>, axes<>> && std::is_same_v<decltype(st.sink), no_sink>) {
+    body(St::space::materialise(ct, st.ctx));
+  } else {
+    body(ct);
+  }
+}
+
 // Any other node.
 template <class E, class Ct, class St>
 void rule(const E&, const Ct&, St&) {
@@ -97,8 +135,9 @@ void rule(const Map<fn::stop_gradient, C>&, const Ct&, St&) {}
 // linear F passes ct on (negated where its coefficient is -1), * multiplies it by the other
 // factor, where sends it to the chosen branch.
 template <class F, class... Cs, class Ct, class St>
-void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
+void rule(const Map<F, Cs...>& m, const Ct& shared, St& st) {
   using T = typename Map<F, Cs...>::value_type;
+  with_shared_cotangent<(may_need_cotangent_v<Cs> + ... + 0)>(shared, st, [&](const auto& ct) {
   [&]<std::size_t... K>(std::index_sequence<K...>) {
     auto one = [&]<std::size_t J>(std::integral_constant<std::size_t, J>) {
       using C = std::tuple_element_t<J, std::tuple<Cs...>>;
@@ -124,6 +163,7 @@ void rule(const Map<F, Cs...>& m, const Ct& ct, St& st) {
     };
     (one(std::integral_constant<std::size_t, K>{}), ...);
   }(std::index_sequence_for<Cs...>{});
+  });
 }
 
 template <class Op>
@@ -183,19 +223,22 @@ void rule(const Reduce<Op, C, Rs...>& r, const Ct& ct_in, St& st) {
 
 // dot<K...>(a, b): da = ct contracted with b over b's outer axes, db likewise with a.
 template <class A, class B, class... K, class Ct, class St>
-void rule(const Contract<A, B, K...>& n, const Ct& ct, St& st) {
+void rule(const Contract<A, B, K...>& n, const Ct& shared, St& st) {
   using N = Contract<A, B, K...>;
-  auto adjoint = [&](const auto& other, auto outer) {
-    return [&]<class... O>(axes<O...>) {
-      using Other = std::remove_cvref_t<decltype(other)>;
-      if constexpr (sizeof...(O) == 0) return make_map<fn::multiplies>(ct, other);
-      else return Contract<Ct, Other, O...>(ct, other);
-    }(outer);
-  };
-  if (reaches(n.a, st))
-    backprop(n.a, adjoint(n.b, intersection_t<typename N::b_outer_axes, visible_t<B>>{}), st);
-  if (reaches(n.b, st))
-    backprop(n.b, adjoint(n.a, intersection_t<typename N::a_outer_axes, visible_t<A>>{}), st);
+  with_shared_cotangent<may_need_cotangent_v<A> + may_need_cotangent_v<B>>(shared, st, [&](const auto& ct) {
+    using C = std::remove_cvref_t<decltype(ct)>;
+    auto adjoint = [&](const auto& other, auto outer) {
+      return [&]<class... O>(axes<O...>) {
+        using Other = std::remove_cvref_t<decltype(other)>;
+        if constexpr (sizeof...(O) == 0) return make_map<fn::multiplies>(ct, other);
+        else return Contract<C, Other, O...>(ct, other);
+      }(outer);
+    };
+    if (reaches(n.a, st))
+      backprop(n.a, adjoint(n.b, intersection_t<typename N::b_outer_axes, visible_t<B>>{}), st);
+    if (reaches(n.b, st))
+      backprop(n.b, adjoint(n.a, intersection_t<typename N::a_outer_axes, visible_t<A>>{}), st);
+  });
 }
 
 // Relayouts. By-name ones (transpose, broadcast_to, the maps' hide/reveal) and renames are

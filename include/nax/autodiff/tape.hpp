@@ -364,8 +364,15 @@ class tape final : public tape_interface {
           if (!b.cotangent) {
             std::array<index_t, A::size> ext{};
             for (std::size_t k = 0; k != A::size; ++k) ext[k] = b.extents[k];
-            b.cotangent = std::make_shared<G>(ext);
             b.type = &type_key_v<Space, T, A>;
+            if constexpr (std::is_same_v<Space, host_space>) {
+              // The first cotangent is written, not added to zeros (a memset and a read less).
+              auto fresh = std::make_shared<G>(no_fill, ext);
+              Space::assign(Space::writable(*fresh), make_map<fn::cast_to<T>>(ct), ctx);
+              b.cotangent = std::move(fresh);
+              return;
+            }
+            b.cotangent = std::make_shared<G>(ext);
           }
           add(Space::writable(*static_cast<G*>(b.cotangent.get())));
           return;
