@@ -29,11 +29,14 @@ void backprop(const E& e, Ct ct, St& st);
 // contraction, both terms of a sum) is evaluated once into a temporary when computing it costs
 // more than reading it: a transcendental partial (ct * (1 - tanh^2 z)), a reduction. Lazily it
 // was computed once per reader: an MLP layer's ct * (1 - tanh^2 z) three times (packed for the
-// two GEMMs, summed for the bias), 14% of bench_deep_mlp's step (docs/autodiff.md). Decided
+// two GEMMs, summed for the bias), 20% of bench_deep_mlp's step (docs/autodiff.md). Decided
 // from the types alone (each child that may reach counts), so the rules below are instantiated
-// once. Not under grad(grad(f)), whose sink differentiates cotangents as expressions, nor for a
-// cotangent with mapped (hidden) or unbound axes: their extents() does not give every axis's
-// extent (a mapped cotangent materialised so had extents 0: tests/autodiff/shared_cotangent_test.cpp).
+// once. Host memory only: on the device each temporary costs nvcc a kernel per cotangent type
+// (the CUDA tests' objects took about 190 s longer to compile), and the CUDA backend has not run
+// on a GPU to measure the gain. Not under grad(grad(f)), whose sink differentiates cotangents as
+// expressions, nor for a cotangent with mapped (hidden) or unbound axes: materialising a mapped
+// one gave an extent of 0 on a visible axis (a shape_error in grad of a vmap; the per-example
+// half of tests/autodiff/nn_test.cpp's shared-cotangent case runs that path lazily).
 template <class E>
 struct costly_to_recompute : std::bool_constant<!leaf_node<E>> {};  // reductions, contractions, gathers, ...
 template <class T>
@@ -55,8 +58,9 @@ inline constexpr std::size_t may_need_cotangent_v = std::is_floating_point_v<typ
 
 template <std::size_t Readers, class Ct, class St, class Body>
 void with_shared_cotangent(const Ct& ct, St& st, Body&& body) {
-  if constexpr (Readers >= 2 && costly_to_recompute<Ct>::value && std::is_same_v<hidden_t<Ct>, axes<>> &&
-                std::is_same_v<unbound_t<Ct>, axes<>> && std::is_same_v<decltype(st.sink), no_sink>) {
+  if constexpr (Readers >= 2 && std::is_same_v<typename St::space, host_space> && costly_to_recompute<Ct>::value &&
+                std::is_same_v<hidden_t<Ct>, axes<>> && std::is_same_v<unbound_t<Ct>, axes<>> &&
+                std::is_same_v<decltype(st.sink), no_sink>) {
     body(St::space::materialise(ct, st.ctx));
   } else {
     body(ct);
