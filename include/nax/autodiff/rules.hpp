@@ -31,12 +31,12 @@ void backprop(const E& e, Ct ct, St& st);
 // was computed once per reader: an MLP layer's ct * (1 - tanh^2 z) three times (packed for the
 // two GEMMs, summed for the bias), 20% of bench_deep_mlp's step (docs/autodiff.md). Decided
 // from the types alone (each child that may reach counts), so the rules below are instantiated
-// once. Host memory only: on the device each temporary costs nvcc a kernel per cotangent type
-// (the CUDA tests' objects took about 190 s longer to compile), and the CUDA backend has not run
-// on a GPU to measure the gain. Not under grad(grad(f)), whose sink differentiates cotangents as
-// expressions, nor for a cotangent with mapped (hidden) or unbound axes: materialising a mapped
-// one gave an extent of 0 on a visible axis (a shape_error in grad of a vmap; the per-example
-// half of tests/autodiff/nn_test.cpp's shared-cotangent case runs that path lazily).
+// once. Host memory only: on the device each temporary costs nvcc one more kernel per cotangent
+// type, and the CUDA backend has not run on a GPU to measure the gain. Not under grad(grad(f)),
+// whose sink differentiates cotangents as expressions, nor for a cotangent with mapped (hidden)
+// or unbound axes: materialising a mapped one gave an extent of 0 on a visible axis (a
+// shape_error in grad of a vmap; the per-example half of tests/autodiff/nn_test.cpp's
+// shared-cotangent case runs that path lazily).
 template <class E>
 struct costly_to_recompute : std::bool_constant<!leaf_node<E>> {};  // reductions, contractions, gathers, ...
 template <class T>
