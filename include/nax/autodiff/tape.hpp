@@ -301,10 +301,7 @@ class tape final : public tape_interface {
       found = true;
       add_summing_unkept<Space, T, A>(b, ct, ctx, Extra{});
     }
-    if (!found && find_overlap(first, last))
-      throw argument_error("nax: " + std::string(name_) + ": f reads " + find_overlap(first, last)->describe(*find_overlap(first, last)) +
-                           " through a view of part of it (an ArrayView made inside f); use nax::slice, transpose or "
-                           "rename on the array instead, which grad differentiates");
+    if (!found) refuse_partial_view(first, last);
     return found;
   }
 
@@ -325,6 +322,13 @@ class tape final : public tape_interface {
   }
 
  private:
+  // A leaf over part of a tracked buffer that is not one of its recorded views.
+  void refuse_partial_view(const char* first, const char* last) const {
+    if (const tracked_buffer* b = find_overlap(first, last))
+      throw argument_error("nax: " + std::string(name_) + ": f reads " + b->describe(*b) +
+                           " through a view of part of it (an ArrayView made inside f); use nax::slice, transpose or "
+                           "rename on the array instead, which grad differentiates");
+  }
   template <class B>
   static bool same(const std::vector<index_t>& v, const B& b) {
     if constexpr (std::tuple_size_v<B> == 0) return v.empty();  // (std::equal on rank 0's empty array: -Wnonnull)
@@ -413,6 +417,11 @@ class tape final : public tape_interface {
   // elements), or, unless all, only the current member's along the axes it is set for.
   template <class At>
   void for_each_member(const tracked_buffer& b, const std::vector<bool>& skip, bool all, At&& at) const {
+    for (index_t offset : member_offsets(b, skip, all)) at(offset);
+  }
+  // The offsets for_each_member visits (a plain function: it is the same for every cotangent type).
+  std::vector<index_t> member_offsets(const tracked_buffer& b, const std::vector<bool>& skip, bool all) const {
+    std::vector<index_t> offsets;
     std::vector<std::size_t> axes_left;
     std::vector<index_t> lo, hi;
     for (std::size_t i = 0; i != b.extra_keys.size(); ++i) {
@@ -421,7 +430,7 @@ class tape final : public tape_interface {
       if (!all)
         for (auto [key, index] : member_)
           if (key == b.extra_keys[i]) from = index, to = index + 1;
-      if (to <= from) return;
+      if (to <= from) return offsets;
       axes_left.push_back(i);
       lo.push_back(from);
       hi.push_back(to);
@@ -430,13 +439,13 @@ class tape final : public tape_interface {
     for (;;) {
       index_t offset = 0;
       for (std::size_t j = 0; j != axes_left.size(); ++j) offset += member[j] * b.extra_strides[axes_left[j]];
-      at(offset);
+      offsets.push_back(offset);
       std::size_t j = 0;
       for (; j != axes_left.size(); ++j) {
         if (++member[j] < hi[j]) break;
         member[j] = lo[j];
       }
-      if (j == axes_left.size()) return;
+      if (j == axes_left.size()) return offsets;
     }
   }
 

@@ -1,8 +1,10 @@
 // Axis lists (type packs of axis names) and their algebra: find, union, difference,
 // intersection, replacement. Plain fold expressions; no recursive templates.
 #pragma once
+#include <array>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 
@@ -133,6 +135,16 @@ struct last<axes<As...>> {
 // axes<> or axes<the last name>: the innermost axis of a row-major loop nest.
 template <class L>
 using last_t = typename last<L>::type;
+
+// The names of a list's axes, in order: a constant table with storage, so that the functions
+// that build messages can be plain functions taking a pointer to it (at -O0 a message built in
+// a template is emitted again for every instantiation: docs/compile_time.md).
+template <class... As>
+constexpr std::array<std::string_view, sizeof...(As)> axis_name_table(axes<As...>) {
+  return {axis_name<As>()...};
+}
+template <class L>
+inline constexpr auto axis_names_v = axis_name_table(L{});
 
 // "batch, in" for messages.
 template <class... As>

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "axis_list.hpp"
@@ -21,28 +22,40 @@ namespace detail {
 template <class Axes>
 using extents_of = std::array<index_t, Axes::size>;
 
+// "(batch=128, in=3)" for messages.
+inline std::string describe_extents(const std::string_view* names, const index_t* extents, std::size_t n) {
+  std::string out = "(";
+  for (std::size_t i = 0; i != n; ++i) {
+    if (i) out += ", ";
+    out += names[i];
+    out += '=';
+    out += std::to_string(extents[i]);
+  }
+  return out + ")";
+}
 template <class... As>
 std::string describe_extents(axes<As...>, const std::array<index_t, sizeof...(As)>& extents) {
-  std::string out;
-  std::size_t i = 0;
-  ((out += (i ? ", " : ""), out += axis_name<As>(), out += '=', out += std::to_string(extents[i]), ++i), ...);
-  return "(" + out + ")";
+  return describe_extents(axis_names_v<axes<As...>>.data(), extents.data(), sizeof...(As));
 }
 
-// Checks every extent is >= 0 and the element count fits index_t; returns the count.
-template <class... As>
-index_t checked_size(axes<As...> list, const std::array<index_t, sizeof...(As)>& extents) {
+// Checks every extent is >= 0 and the element count fits index_t; returns the count. The
+// work is one plain function; the template only supplies the names.
+inline index_t checked_size(const std::string_view* names, const index_t* extents, std::size_t n) {
   index_t total = 1;
-  for (std::size_t i = 0; i < extents.size(); ++i) {
+  for (std::size_t i = 0; i < n; ++i) {
     if (extents[i] < 0)
       throw shape_error("nax: negative extent " + std::to_string(extents[i]) + " in " +
-                        describe_extents(list, extents));
+                        describe_extents(names, extents, n));
     if (extents[i] != 0 && total > std::numeric_limits<index_t>::max() / extents[i])
-      throw shape_error("nax: size overflow: the element count of " + describe_extents(list, extents) +
+      throw shape_error("nax: size overflow: the element count of " + describe_extents(names, extents, n) +
                         " does not fit in a 64-bit index");
     total *= extents[i];
   }
   return total;
+}
+template <class... As>
+index_t checked_size(axes<As...>, const std::array<index_t, sizeof...(As)>& extents) {
+  return checked_size(axis_names_v<axes<As...>>.data(), extents.data(), sizeof...(As));
 }
 
 template <class Axes, std::size_t Given>
@@ -77,18 +90,33 @@ std::array<index_t, N> row_major_strides(const std::array<index_t, N>& extents) 
   return strides;
 }
 
+[[noreturn]] inline void throw_extent_mismatch(std::string_view axis, index_t a, const char* what_a, index_t b,
+                                               const char* what_b) {
+  throw shape_error("nax: extent mismatch on axis '" + std::string(axis) + "': " + std::to_string(a) + " in " +
+                    what_a + ", " + std::to_string(b) + " in " + what_b);
+}
 template <class Axis>
 void check_same_extent(index_t a, index_t b, const char* what_a, const char* what_b) {
-  if (a != b)
-    throw shape_error("nax: extent mismatch on axis '" + std::string(axis_name<Axis>()) + "': " +
-                      std::to_string(a) + " in " + what_a + ", " + std::to_string(b) + " in " + what_b);
+  if (a != b) throw_extent_mismatch(axis_name<Axis>(), a, what_a, b, what_b);
 }
 
+[[noreturn]] inline void throw_index_out_of_range(index_t i, std::string_view axis, index_t extent) {
+  throw shape_error("nax: index " + std::to_string(i) + " out of range for axis '" + std::string(axis) +
+                    "' of extent " + std::to_string(extent));
+}
 template <class Axis>
 void check_index(index_t i, index_t extent) {
-  if (i < 0 || i >= extent)
-    throw shape_error("nax: index " + std::to_string(i) + " out of range for axis '" +
-                      std::string(axis_name<Axis>()) + "' of extent " + std::to_string(extent));
+  if (i < 0 || i >= extent) throw_index_out_of_range(i, axis_name<Axis>(), extent);
+}
+
+// Destination and expression extents of an assignment, in the destination's axis order.
+inline void check_assignment_extents(const std::string_view* names, const index_t* destination,
+                                     const index_t* expression, std::size_t n) {
+  for (std::size_t k = 0; k != n; ++k)
+    if (expression[k] != destination[k])
+      throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
+                        "': the destination has " + std::to_string(destination[k]) + ", the expression " +
+                        std::to_string(expression[k]));
 }
 
 }  // namespace detail

@@ -9,10 +9,35 @@
 
 namespace nax::detail {
 
-template <class... As>
-constexpr std::array<std::string_view, sizeof...(As)> axis_name_table(axes<As...>) {
-  return {axis_name<As>()...};
+// An operand's extents into an elementwise node's, by name: the operand's axis j is the node's
+// axis positions[j]. The first operand that has an axis sets its extent (first_operand < 0
+// until then); every later one must agree. One plain function for every node type: at -O0 a
+// loop and a message built in the template would be emitted again for each (docs/compile_time.md).
+[[noreturn]] inline void throw_extent_mismatch(std::string_view axis, index_t first, int first_operand, index_t extent,
+                                               int operand) {
+  throw shape_error("nax: extent mismatch on axis '" + std::string(axis) + "': " + std::to_string(first) +
+                    " in operand " + std::to_string(first_operand + 1) + ", " + std::to_string(extent) +
+                    " in operand " + std::to_string(operand + 1) +
+                    " (axes are matched by name; equal names need equal extents)");
 }
+inline void merge_extents(index_t* merged, int* first_operand, const std::string_view* names,
+                          const std::size_t* positions, const index_t* extents, std::size_t n, int operand) {
+  for (std::size_t j = 0; j != n; ++j) {
+    const std::size_t r = positions[j];
+    if (first_operand[r] < 0) {
+      merged[r] = extents[j];
+      first_operand[r] = operand;
+    } else if (merged[r] != extents[j]) {
+      throw_extent_mismatch(names[r], merged[r], first_operand[r], extents[j], operand);
+    }
+  }
+}
+
+// Where each axis of From sits in To.
+template <class From, class To>
+inline constexpr auto axis_positions_v = []<class... Ax>(axes<Ax...>) {
+  return std::array<std::size_t, sizeof...(Ax)>{index_of_v<Ax, To>...};
+}(From{});
 
 template <class F, class... Cs>
 struct Map : node_interface<Map<F, Cs...>> {
@@ -26,45 +51,23 @@ struct Map : node_interface<Map<F, Cs...>> {
   std::array<index_t, rank> extents_{};
 
   explicit Map(Cs... cs) : children{{{std::move(cs)}...}} {
-    std::array<bool, rank> seen{};
-    std::array<int, rank> first_operand{};
-    gather(seen, first_operand, std::index_sequence_for<Cs...>{});
+    if constexpr (rank > 0) {
+      std::array<int, rank> first_operand;
+      first_operand.fill(-1);
+      gather(first_operand.data(), std::index_sequence_for<Cs...>{});
+    }
   }
 
   const std::array<index_t, rank>& extents() const { return extents_; }
 
  private:
-  // Each child's extents into extents_, by name (no lambda per child type: docs/compile_time.md).
+  // Each child's extents into extents_, by name (no lambda or function per child type).
   template <std::size_t... K>
-  void gather(std::array<bool, rank>& seen, std::array<int, rank>& first_operand, std::index_sequence<K...>) {
-    (absorb_child<typename Cs::axes_type>(static_cast<const pack_slot<K, Cs>&>(children).value.extents(), int(K),
-                                          seen, first_operand),
+  void gather(int* first_operand, std::index_sequence<K...>) {
+    (merge_extents(extents_.data(), first_operand, axis_names_v<axes_type>.data(),
+                   axis_positions_v<typename Cs::axes_type, axes_type>.data(),
+                   static_cast<const pack_slot<K, Cs>&>(children).value.extents().data(), Cs::axes_type::size, int(K)),
      ...);
-  }
-  template <class CA>
-  void absorb_child(const std::array<index_t, CA::size>& child_extents, int operand, std::array<bool, rank>& seen,
-                    std::array<int, rank>& first_operand) {
-    if constexpr (CA::size > 0) {
-      constexpr auto positions = positions_in_map(CA{});
-      for (std::size_t j = 0; j < CA::size; ++j) absorb(positions[j], child_extents[j], operand, seen, first_operand);
-    }
-  }
-  template <class... Ax>
-  static constexpr std::array<std::size_t, sizeof...(Ax)> positions_in_map(axes<Ax...>) {
-    return {index_of_v<Ax, axes_type>...};
-  }
-  void absorb(std::size_t r, index_t extent, int operand, std::array<bool, rank>& seen,
-              std::array<int, rank>& first_operand) {
-    if (!seen[r]) {
-      seen[r] = true;
-      extents_[r] = extent;
-      first_operand[r] = operand;
-    } else if (extents_[r] != extent) {
-      throw shape_error("nax: extent mismatch on axis '" + std::string(axis_name_table(axes_type{})[r]) +
-                        "': " + std::to_string(extents_[r]) + " in operand " + std::to_string(first_operand[r] + 1) +
-                        ", " + std::to_string(extent) + " in operand " + std::to_string(operand + 1) +
-                        " (axes are matched by name; equal names need equal extents)");
-    }
   }
 };
 

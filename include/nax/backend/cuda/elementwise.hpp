@@ -5,7 +5,10 @@
 // its evaluator once per row (set_row). Where the output and every contiguous leaf are
 // aligned (lanes_fit), a thread reads and writes Lanes consecutive elements at a time with
 // 16-byte vector accesses (get_lanes, lower/lanes.hpp) and the row's last n % Lanes elements
-// one by one; otherwise each element is read with get<Unit>(i).
+// one by one; otherwise each element is read with the strided get<false>(i), which is right
+// for every evaluator. One kernel per expression: a second one for get<true> (the unit-stride
+// read, which saves an integer multiply per leaf and element) doubled the device code nvcc
+// compiles for every expression (docs/compile_time.md).
 #pragma once
 #include <algorithm>
 #include <array>
@@ -19,12 +22,12 @@ namespace nax::cuda::detail {
 
 inline constexpr int elementwise_block = 256;
 
-template <class T, bool Unit, std::size_t N, class Ev>
+template <class T, std::size_t N, class Ev>
 __global__ void __launch_bounds__(elementwise_block)
     elementwise_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::array<index_t, N> strides, index_t rows,
                        bool vectorised) {
   constexpr std::size_t R = N > 0 ? N : 1;
-  constexpr int Lanes = Unit ? nax::detail::lanes_for<T> : 1;
+  constexpr int Lanes = nax::detail::lanes_for<T>;
   const index_t n = N > 0 ? extents[N - 1] : 1;
   const index_t inner_stride = N > 0 ? strides[N - 1] : 0;
   const index_t first = blockIdx.x * index_t{blockDim.x} + threadIdx.x, step = index_t{blockDim.x} * gridDim.x;
@@ -52,7 +55,7 @@ __global__ void __launch_bounds__(elementwise_block)
         done = groups * Lanes;
       }
     for (index_t i = done + first; i < n; i += step)
-      out[offset + i * inner_stride] = static_cast<T>(local.template get<Unit>(i));
+      out[offset + i * inner_stride] = static_cast<T>(local.template get<false>(i));
   }
 }
 
@@ -87,12 +90,7 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
                  nax::detail::lanes_aligned<16>(out, 0, strides, N - 1) && nax::detail::lanes_fit<lanes>(ev);
   device_guard guard(ctx.device);
   const dim3 grid = elementwise_grid(rows, vectorised ? n / lanes : n, ctx.device);
-  if (unit)
-    elementwise_kernel<T, true, N>
-        <<<grid, elementwise_block, 0, ctx.stream>>>(ev, out, extents, strides, rows, vectorised);
-  else
-    elementwise_kernel<T, false, N>
-        <<<grid, elementwise_block, 0, ctx.stream>>>(ev, out, extents, strides, rows, false);
+  elementwise_kernel<T, N><<<grid, elementwise_block, 0, ctx.stream>>>(ev, out, extents, strides, rows, vectorised);
   check_launch("elementwise_kernel<<<...>>>");
 }
 

@@ -70,12 +70,13 @@ __device__ void decode(index_t r, const std::array<index_t, N>& extents, std::si
 // Loop = [kept (P axes)..., reduced..., innermost reduced]. Output g's reduced elements
 // (rows x n, row-major) are split into gridDim.y contiguous chunks; block (g, s) folds chunk s
 // into out[g * gridDim.y + s] (with one chunk: out[g] is the result).
-// vectorised: the host checked lanes_fit<Lanes>(ev) (Unit only).
-template <class Op, class T, bool Unit, std::size_t N, class Ev>
+// vectorised: the host checked unit_inner() and lanes_fit<Lanes>(ev); otherwise every element
+// is read with the strided get<false> (one kernel per expression: elementwise.hpp says why).
+template <class Op, class T, std::size_t N, class Ev>
 __global__ void __launch_bounds__(reduce_block)
     reduce_inner_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
                         index_t rows, bool vectorised) {
-  constexpr int Lanes = Unit ? reduce_lanes<Ev> : 1;
+  constexpr int Lanes = reduce_lanes<Ev>;
   const index_t n = extents[N - 1];
   const index_t total = rows * n;
   const index_t chunks = gridDim.y, s = blockIdx.y;
@@ -108,7 +109,7 @@ __global__ void __launch_bounds__(reduce_block)
             }
           }
         for (index_t i = tail + threadIdx.x; i < i1; i += blockDim.x)
-          acc = Op::combine(acc, static_cast<T>(local.template get<Unit>(i)));
+          acc = Op::combine(acc, static_cast<T>(local.template get<false>(i)));
       }
     }
     acc = block_reduce<Op>(acc);
@@ -130,8 +131,8 @@ __global__ void __launch_bounds__(reduce_block)
 
 // Folds rows [lo, hi) of the reduced axes (idx[0..P) positions the kept ones) into acc[0..W),
 // the outputs c .. c + W - 1 of the innermost axis: W > 1 reads them with one vector load per
-// row (the host checked lanes_fit<W>), W == 1 with get<Unit>.
-template <class Op, class T, bool Unit, int W, std::size_t N, class Ev>
+// row (the host checked lanes_fit<W>), W == 1 with the strided get<false>.
+template <class Op, class T, int W, std::size_t N, class Ev>
 __device__ void fold_columns(const Ev& ev, T (&acc)[W], index_t* idx, const std::array<index_t, N>& extents,
                              std::size_t P, index_t lo, index_t hi, index_t c) {
   for (int j = 0; j < W; ++j) acc[j] = Op::template identity<T>();
@@ -144,7 +145,7 @@ __device__ void fold_columns(const Ev& ev, T (&acc)[W], index_t* idx, const std:
       const auto values = local.template get_lanes<W>(c);
       for (int j = 0; j < W; ++j) acc[j] = Op::combine(acc[j], static_cast<T>(values.v[j]));
     } else {
-      acc[0] = Op::combine(acc[0], static_cast<T>(local.template get<Unit>(c)));
+      acc[0] = Op::combine(acc[0], static_cast<T>(local.template get<false>(c)));
     }
     for (std::size_t k = N - 1; k-- > P;) {  // odometer over the reduced axes
       if (++idx[k] < extents[k]) break;
@@ -156,14 +157,14 @@ __device__ void fold_columns(const Ev& ev, T (&acc)[W], index_t* idx, const std:
 // Loop = [kept (P axes)..., reduced..., innermost kept]; the outputs are groups x n, row-major.
 // The reduced rows are split into gridDim.z chunks: block (., ., z) folds chunk z of output o
 // into out[o * gridDim.z + z] (with one chunk: out[o] is the result).
-// vectorised: the host checked lanes_fit<Lanes>(ev) (Unit only); thread t then folds outputs
+// vectorised: the host checked unit_inner() and lanes_fit<Lanes>(ev); thread t then folds outputs
 // Lanes * t .. Lanes * t + Lanes - 1 with one vector load per row, and the last n % Lanes
 // outputs one by one.
-template <class Op, class T, bool Unit, std::size_t N, class Ev>
+template <class Op, class T, std::size_t N, class Ev>
 __global__ void __launch_bounds__(reduce_block)
     reduce_outer_kernel(Ev ev, T* out, std::array<index_t, N> extents, std::size_t P, index_t groups,
                         index_t rows, bool vectorised) {
-  constexpr int Lanes = Unit ? reduce_lanes<Ev> : 1;
+  constexpr int Lanes = reduce_lanes<Ev>;
   const index_t n = extents[N - 1];
   const index_t chunks = gridDim.z, z = blockIdx.z;
   const index_t lo = (rows / chunks) * z + (z < rows % chunks ? z : rows % chunks);
@@ -178,14 +179,14 @@ __global__ void __launch_bounds__(reduce_block)
         const index_t whole = n / Lanes;
         for (index_t w = first; w < whole; w += step) {
           T acc[Lanes];
-          fold_columns<Op, T, true>(ev, acc, idx, extents, P, lo, hi, w * Lanes);
+          fold_columns<Op, T>(ev, acc, idx, extents, P, lo, hi, w * Lanes);
           for (int j = 0; j < Lanes; ++j) out[(g * n + w * Lanes + j) * chunks + z] = acc[j];
         }
         done = whole * Lanes;
       }
     for (index_t i = done + first; i < n; i += step) {
       T acc[1];
-      fold_columns<Op, T, Unit>(ev, acc, idx, extents, P, lo, hi, i);
+      fold_columns<Op, T>(ev, acc, idx, extents, P, lo, hi, i);
       out[(g * n + i) * chunks + z] = acc[0];
     }
   }
@@ -239,12 +240,8 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
         partial = device_buffer<T>(static_cast<std::size_t>(groups * chunks), ctx.device);
         target_buffer = partial.data();
       }
-      if (unit)
-        reduce_inner_kernel<Op, T, true, N>
-            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
-      else
-        reduce_inner_kernel<Op, T, false, N>
-            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, false);
+      reduce_inner_kernel<Op, T, N>
+          <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
       check_launch("reduce_inner_kernel<<<...>>>");
       if (chunks > 1) {
         combine_partials_kernel<Op, T><<<grid.x, reduce_block, 0, ctx.stream>>>(partial.data(), out->data(), groups, chunks);
@@ -264,12 +261,8 @@ auto materialise_node(const nax::detail::Reduce<Op, C, Removed...>& node, contex
         partial = device_buffer<T>(static_cast<std::size_t>(outputs * chunks), ctx.device);
         target_buffer = partial.data();
       }
-      if (unit)
-        reduce_outer_kernel<Op, T, true, N>
-            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
-      else
-        reduce_outer_kernel<Op, T, false, N>
-            <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, false);
+      reduce_outer_kernel<Op, T, N>
+          <<<grid, reduce_block, 0, ctx.stream>>>(ev, target_buffer, ext, P, groups, rows, vectorised);
       check_launch("reduce_outer_kernel<<<...>>>");
       if (chunks > 1) {
         const unsigned blocks = static_cast<unsigned>(std::min<index_t>(outputs, index_t{1} << 30));

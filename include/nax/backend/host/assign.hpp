@@ -44,12 +44,7 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
   static_assert(require_same_axis_set<L, EA>::value);
   static_assert(require_no_narrowing<T, typename E::value_type>::value);
   const auto expression_extents = extents_by_name<L>(e);
-  const auto names = axis_name_table(L{});
-  for (std::size_t k = 0; k != L::size; ++k)
-    if (expression_extents[k] != out.extents()[k])
-      throw shape_error("nax: extent mismatch in assignment on axis '" + std::string(names[k]) +
-                        "': the destination has " + std::to_string(out.extents()[k]) + ", the expression " +
-                        std::to_string(expression_extents[k]));
+  check_assignment_extents(axis_names_v<L>.data(), out.extents().data(), expression_extents.data(), L::size);
   if constexpr (is_scatter_v<E> && std::is_same_v<T, typename E::value_type>) {
     if (assign_scatter(out, e, ctx)) return;  // in place (backend/host/index.hpp)
   }

@@ -86,6 +86,7 @@ index_t last_stride(const Leaf& leaf) {
 // own, so visit_leaves hands out its leaves to be changed.
 class leaf_gatherer {
  public:
+  leaf_gatherer() = default;  // nothing to gather (an evaluator read at unit stride)
   template <class Ev>
   leaf_gatherer(Ev& local, index_t columns) {
     std::size_t bytes = 0;
@@ -210,28 +211,22 @@ void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& g
     return o;
   };
 
-  if (unit) {
-    for_each_tile_row(ev, extents, rows, rows_per_tile, tile_columns, parallel, nothing,
-                      [&](const Ev& local, int, const index_t* idx, index_t i0, index_t i1) {
-                        T* __restrict dst = out + out_row(idx);
-                        for (index_t i = i0; i < i1; ++i) dst[i] = static_cast<T>(local.template get<true>(i));
-                      });
-    return;
-  }
-
-  // Strided leaves (or a strided output) with rows long enough to gather: tiles of
-  // gather_columns columns, over gather_rows rows when a leaf or the output jumps a cache
-  // line per element (so that the line serves the whole tile), else one row.
+  // Unit-stride reads: everything contiguous along the row, whole rows up to tile_elements per
+  // item; or strided leaves (or a strided output) with rows long enough to gather: tiles of
+  // gather_columns columns, over gather_rows rows when a leaf or the output jumps a cache line
+  // per element (so that the line serves the whole tile), else one row. One loop serves both
+  // (with nothing to gather, gather() does nothing): each instantiation of the loop per
+  // expression type costs compile time (docs/compile_time.md).
   const index_t columns = std::min(inner, gather_columns);
-  if (inner >= 16 && (ev.unit_inner() || gatherable(ev, columns))) {
+  if (unit || (inner >= 16 && (ev.unit_inner() || gatherable(ev, columns)))) {
     bool jumps_lines = (inner_stride < 0 ? -inner_stride : inner_stride) * index_t(sizeof(T)) >= cache_line_bytes;
     if (!ev.unit_inner()) {
       Ev probe = ev;
       jumps_lines = jumps_lines || leaf_gatherer(probe, columns).jumps_lines();
     }
     for_each_tile_row(
-        ev, extents, rows, jumps_lines ? gather_rows : 1, columns, parallel,
-        [&](Ev& local) { return leaf_gatherer(local, columns); },
+        ev, extents, rows, unit ? rows_per_tile : jumps_lines ? gather_rows : 1, unit ? tile_columns : columns,
+        parallel, [&](Ev& local) { return unit ? leaf_gatherer() : leaf_gatherer(local, columns); },
         [&](const Ev& local, const leaf_gatherer& gatherer, const index_t* idx, index_t i0, index_t i1) {
           gatherer.gather(i0, i1);
           const index_t o = out_row(idx);
