@@ -155,8 +155,8 @@ class Array : public detail::array_shape<As...> {
   using shape::size;
   using shape::strides;
 
-  ArrayView<T, As...> view() { return {data_.get(), extents_, strides()}; }
-  ArrayView<const T, As...> view() const { return {data_.get(), extents_, strides()}; }
+  ArrayView<T, As...> view() { return {detail::checked_extents, data_.get(), extents_, strides()}; }
+  ArrayView<const T, As...> view() const { return {detail::checked_extents, data_.get(), extents_, strides()}; }
 
   template <class... Is>
     requires(sizeof...(Is) == rank && (std::is_integral_v<Is> && ...))

@@ -39,6 +39,11 @@ class ArrayView {
       : data_(data), extents_(extents), strides_(strides) {
     detail::checked_size(axes_type{}, extents_);
   }
+  // A view of an Array's own storage: extents checked when the array was made, strides its
+  // row-major ones (Array::view(), which every expression over an array calls).
+  ArrayView(detail::checked_extents_t, T* data, const std::array<index_t, rank>& extents,
+            const std::array<index_t, rank>& strides)
+      : data_(data), extents_(extents), strides_(strides) {}
   // A view of mutable data converts to a view of const data.
   template <class U>
     requires(std::is_same_v<const U, T> && !std::is_same_v<U, T>)

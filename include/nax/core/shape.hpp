@@ -3,7 +3,6 @@
 #pragma once
 #include <array>
 #include <cstddef>
-#include <limits>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -38,6 +37,11 @@ std::string describe_extents(axes<As...>, const std::array<index_t, sizeof...(As
   return describe_extents(axis_names_v<axes<As...>>.data(), extents.data(), sizeof...(As));
 }
 
+// Tag of the constructors that take extents checked already (by checked_size, when the array
+// they belong to was made).
+struct checked_extents_t {};
+inline constexpr checked_extents_t checked_extents{};
+
 // Checks every extent is >= 0 and the element count fits index_t; returns the count. The
 // work is one plain function; the template only supplies the names.
 inline index_t checked_size(const std::string_view* names, const index_t* extents, std::size_t n) {
@@ -46,10 +50,9 @@ inline index_t checked_size(const std::string_view* names, const index_t* extent
     if (extents[i] < 0)
       throw shape_error("nax: negative extent " + std::to_string(extents[i]) + " in " +
                         describe_extents(names, extents, n));
-    if (extents[i] != 0 && total > std::numeric_limits<index_t>::max() / extents[i])
+    if (__builtin_mul_overflow(total, extents[i], &total))  // (no division: this runs for every view)
       throw shape_error("nax: size overflow: the element count of " + describe_extents(names, extents, n) +
                         " does not fit in a 64-bit index");
-    total *= extents[i];
   }
   return total;
 }
