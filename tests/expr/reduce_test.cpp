@@ -527,6 +527,47 @@ TEST_CASE("reductions of broadcast expressions, slices, transposes and other red
   }
 }
 
+// A reduction assigned to a row-major destination of its kept axes is folded straight into it
+// (backend/host/reduce.hpp, assign_reduce); a destination that overlaps the operand, a strided
+// one, or one in another axis order takes the temporary, with the same values.
+TEST_CASE("a reduction assigned into its own operand's memory, a strided view or another order") {
+  auto rng = seeded(13);
+  const double eps = std::numeric_limits<float>::epsilon();
+  for (int trial = 0; trial < 8; ++trial) {
+    const index_t ni = draw_extent(rng, 2) + 1, nj = draw_extent(rng, 2);
+    CAPTURE(ni);
+    CAPTURE(nj);
+    nax::Array<float, i, j> a({ni, nj});
+    fill_values(rng, a.data(), a.size(), reduction::sum, values::plain);
+    const auto at = einsum_ref::from_nax<real>(a);
+    const auto e = einsum_ref::reduce(at, {"i"}, reduction::sum);
+    const auto bound = einsum_ref::error_bound(at, {"i"}, reduction::sum, eps);
+    // Into a fresh row-major array (the direct path).
+    nax::Array<float, j> fresh = nax::sum<i>(a * 1.f);
+    einsum_ref::check_close(fresh, e, &bound);
+    // Into every other element of a wider array (strided: the temporary).
+    nax::Array<float, j> wide({2 * nj});
+    nax::ArrayView<float, j> every_other(wide.data(), {nj}, {2});
+    every_other.assign(nax::sum<i>(a));
+    einsum_ref::check_close(every_other, e, &bound);
+    // Into a's own first row, which the sum reads (the temporary: every column's sum is taken
+    // before row 0 changes).
+    nax::ArrayView<float, j> row0(a.data(), {nj});
+    row0.assign(nax::sum<i>(a));
+    einsum_ref::check_close(row0, e, &bound);
+    // Into a's first column, from a's transpose (kept axis i, strided by nj).
+    nax::Array<float, i, j> b({ni, nj});
+    fill_values(rng, b.data(), b.size(), reduction::max, values::plain);
+    const auto bt = einsum_ref::from_nax<real>(b);
+    if (nj > 0) {
+      const auto m = einsum_ref::reduce(bt, {"j"}, reduction::max);
+      nax::ArrayView<float, i> column0(b.data(), {ni}, {nj});
+      column0.assign(nax::max<j>(b));
+      einsum_ref::check_close(column0, m);
+    }
+  }
+}
+
 // ---- Large arrays: the multi-threaded paths -----------------------------------------------------
 
 TEST_CASE("sums, max, mean and argmax of a 300 x 50000 float array match double-precision loops") {

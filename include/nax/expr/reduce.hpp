@@ -34,6 +34,11 @@ struct Reduce : node_interface<Reduce<Op, C, Removed...>> {
   index_t reduced_count() const { return (index_t{1} * ... * extent_of<Removed>(child)); }
 };
 
+template <class E>
+inline constexpr bool is_reduce_v = false;
+template <class Op, class C, class... Removed>
+inline constexpr bool is_reduce_v<Reduce<Op, C, Removed...>> = true;
+
 // Index of the largest (Op = arg_max_op) or smallest element along Axis; int32, as JAX.
 template <class Op, class C, class Axis>
 struct ArgReduce : node_interface<ArgReduce<Op, C, Axis>> {

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "../../expr/leaves.hpp"
+#include "../../expr/reduce.hpp"
 #include "../../expr/scan.hpp"
 #include "context.hpp"
 #include "loop.hpp"
@@ -50,6 +51,9 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
   }
   if constexpr (is_scan_v<E> && std::is_same_v<T, typename E::value_type>) {
     if (assign_scan(out, e, ctx)) return;  // in place (backend/host/scan.hpp)
+  }
+  if constexpr (is_reduce_v<E> && std::is_same_v<T, typename E::value_type>) {
+    if (assign_reduce(out, e, ctx)) return;  // into out, no temporary (backend/host/reduce.hpp)
   }
   auto ev = lower<last_t<L>>(e, identity_placement<EA, L>(), ctx);
   if (reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {

@@ -137,6 +137,14 @@ void reduce_into(const Child& child, context& ctx, T* out) {
     for (index_t o = 0; o < out_count; ++o) out[o] = Op::combine(out[o], partial[t * out_count + o]);
 }
 
+// The loop order of a reduction over a child of axes CA (at least one), keeping K (in the
+// child's order): kept axes, reduced axes, then the child's innermost. K lists the kept axes in
+// the child's order, so the innermost child axis, if kept, is K's last: K is already in loop
+// order and the result is row-major over it.
+template <class CA, class K, class... Removed>
+using reduce_loop_t = concat_t<difference_t<K, last_t<CA>>, difference_t<intersection_t<CA, axes<Removed...>>, last_t<CA>>,
+                               last_t<CA>>;
+
 template <class Op, class C, class... Removed>
 auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
   using Node = Reduce<Op, C, Removed...>;
@@ -148,15 +156,53 @@ auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
   if constexpr (CA::size == 0) {
     assign_in_context(out->view(), node.child, ctx);
   } else {
-    using Inner = last_t<CA>;
-    using Reduced = intersection_t<CA, axes<Removed...>>;
-    using Loop = concat_t<difference_t<K, Inner>, difference_t<Reduced, Inner>, Inner>;
-    // K lists the kept axes in the child's order, so the innermost child axis, if kept,
-    // is K's last: K is already in loop order and out is row-major over it.
+    using Loop = reduce_loop_t<CA, K, Removed...>;
     static_assert(std::is_same_v<intersection_t<Loop, K>, K>);
     reduce_into<Op, T, Loop, K>(node.child, ctx, out->data());
   }
   return leaf_for_t<Node>(leaf_of(std::as_const(*out).view(), out));
+}
+
+// An elementwise tree over leaves (Map, Relayout, Leaf, Scalar): every memory it reads is a
+// leaf that visit_expression_leaves reaches.
+template <class E>
+inline constexpr bool plain_elementwise_v = leaf_node<E>;
+template <class T>
+inline constexpr bool plain_elementwise_v<Scalar<T>> = true;
+template <class F, class... Cs>
+inline constexpr bool plain_elementwise_v<Map<F, Cs...>> = (plain_elementwise_v<Cs> && ...);
+template <class C, class Kind, class Out, class H, class U>
+inline constexpr bool plain_elementwise_v<Relayout<C, Kind, Out, H, U>> = plain_elementwise_v<C>;
+
+// A reduction assigned to a row-major destination of its kept axes, in their order: folded
+// straight into the destination, without the temporary and the copy that materialise_node's
+// leaf costs (a third of a sum of 2^10 floats; bench/README.md, GB/s against size). Only for an
+// elementwise child over leaves that do not overlap the destination (reduce_into fills the
+// destination with the identity first), not for a sum of products (a GEMM: sum_as_contraction),
+// and not while grad records (the evaluation's memo would lack the reduction that a max's
+// backward pass reads). False: not taken, assign as usual.
+template <class T, class... As, class Op, class C, class... Removed>
+bool assign_reduce(const ArrayView<T, As...>& out, const Reduce<Op, C, Removed...>& node, context& ctx) {
+  using Node = Reduce<Op, C, Removed...>;
+  using K = typename Node::axes_type;
+  using CA = typename C::axes_type;
+  if constexpr (!std::is_same_v<K, axes<As...>> || CA::size == 0 || !plain_elementwise_v<C> ||
+                !std::is_same_v<hidden_t<C>, axes<>> || !std::is_same_v<unbound_t<C>, axes<>> ||
+                is_matrix_product<Op, C, Removed...>()) {
+    return false;
+  } else {
+    if (active_tape || out.strides() != row_major_strides(out.extents())) return false;
+    const auto [out_lo, out_hi] = byte_range(out);
+    bool apart = true;
+    auto check = [&](const auto& leaf) {
+      const auto [lo, hi] = byte_range(leaf.view);
+      apart = apart && (!lo || !out_lo || hi <= out_lo || out_hi <= lo);
+    };
+    visit_expression_leaves<true>(node.child, check);
+    if (!apart) return false;
+    reduce_into<Op, T, reduce_loop_t<CA, K, Removed...>, K>(node.child, ctx, out.data());
+    return true;
+  }
 }
 
 template <class Op, class C, class Axis>
