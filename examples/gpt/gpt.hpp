@@ -132,7 +132,12 @@ inline auto block = [](const auto& x, const auto& blocks, index_t l) {
   auto v = nax::eval(nax::rename<pos, key_pos>(nax::dot<embed>(h, nax::take<layer>(wv, l))));
   const T scale = T(1) / std::sqrt(T(nax::extent<head_dim>(q)));
   auto causal = nax::axis_index<key_pos>(n) <= nax::axis_index<pos>(n);  // a query sees the keys up to itself
-  auto attention = nax::eval(nax::softmax<key_pos>(nax::where(causal, nax::dot<head_dim>(q, k) * scale, T(-1e30))));
+  // The scores are an evaluation of their own: the softmax reads them twice (in exp(s - max)
+  // and in its sum), and grad sends a cotangent back along each read, so as one expression
+  // the scores' contraction had its adjoint (two GEMMs) run twice; here the two cotangents
+  // add up in the scores' buffer and the adjoint runs once (bench/README.md, the GPT step).
+  auto scores = nax::eval(nax::where(causal, nax::dot<head_dim>(q, k) * scale, T(-1e30)));  // [pos, key_pos]
+  auto attention = nax::eval(nax::softmax<key_pos>(scores));
   auto mixed = nax::eval(nax::dot<key_pos>(attention, v));  // [pos, head_dim]
   // Row-parallel output projection: each device sums its heads, psum sums the devices'.
   auto x1 = nax::eval(x + nax::psum<head>(nax::dot<head_dim>(mixed, nax::take<layer>(wo, l))));
