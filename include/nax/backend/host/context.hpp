@@ -15,8 +15,9 @@ namespace nax::detail {
 
 namespace host {
 
-// How many nodes the host backend has materialised since the program started; lets tests
-// check that a reused reduction is computed once.
+// How many nodes the host backend has materialised since the program started (a reduction
+// folded straight into its destination counts too); lets tests check that a reused reduction
+// is computed once.
 inline std::atomic<std::uint64_t>& materialisation_count() {
   static std::atomic<std::uint64_t> count{0};
   return count;

@@ -201,6 +201,7 @@ bool assign_reduce(const ArrayView<T, As...>& out, const Reduce<Op, C, Removed..
     visit_expression_leaves<true>(node.child, check);
     if (!apart) return false;
     reduce_into<Op, T, reduce_loop_t<CA, K, Removed...>, K>(node.child, ctx, out.data());
+    materialisation_count().fetch_add(1, std::memory_order_relaxed);  // (a node computed, as materialise counts)
     return true;
   }
 }
