@@ -31,6 +31,7 @@
 #include "backend/cuda/scan.hpp"
 #include "backend/cuda/sort.hpp"
 #include "backend/cuda/space.hpp"
+#include "mesh/space_on_mesh_cuda.hpp"
 #include "mesh/collective_cuda.hpp"
 #include "mesh/global_array_cuda.hpp"
 #include "io/dlpack_cuda.hpp"

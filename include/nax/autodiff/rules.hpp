@@ -12,6 +12,7 @@
 #include "../backend/host/index.hpp"
 #include "../expr/partials.hpp"
 #include "../mesh/communicator.hpp"
+#include "../mesh/space_on_mesh.hpp"
 #include "cotangent.hpp"
 #include "tape.hpp"
 
@@ -349,7 +350,7 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
 template <class X, class Space, class R, class Z>
 void sum_over_devices(const R& r, Z& z) {
   if (extent_of<X>(r) < extent_of<X>(r.child))
-    if (communicator* comm = binding_of<X>().comm) Space::sum_over_members(*comm, z);
+    if (communicator* comm = binding_of<X>().comm) checked_space_on_mesh_t<Space>::sum_over_members(*comm, z);
 }
 
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>

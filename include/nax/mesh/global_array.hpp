@@ -15,8 +15,8 @@
 
 #include "../backend/host/assign.hpp"
 #include "../core/view_slicing.hpp"
-#include "../backend/host/space.hpp"
 #include "mesh.hpp"
+#include "space_on_mesh.hpp"
 
 namespace nax {
 
@@ -128,7 +128,7 @@ class basic_global_array {
       if (writer) detail::shard_storage<Shard>::write_to_host(narrow_all(view, device), shard_of(device));
       everyone.barrier();
       // Other processes wrote their shards into their own copies (zeros elsewhere).
-      if (!all_local_ && device == local_first_) detail::host_space::combine_disjoint(everyone, whole);
+      if (!all_local_ && device == local_first_) detail::space_on_mesh<detail::host_space>::combine_disjoint(everyone, whole);
     });
     return whole;
   }

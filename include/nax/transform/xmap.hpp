@@ -4,7 +4,7 @@
 // Each device runs the same program, fixed at compile time, on its shards; collectives over
 // a mesh-bound axis call that mesh axis's communicator, made with the mesh. The results are
 // those of vmap over the same axes: the layout changes speed, never values. Each device's
-// program runs in the memory space of the arrays it reads (backend/host/space.hpp): on the
+// program runs in the memory space of the arrays it reads (lower/space_of.hpp): on the
 // host, or, given nax::cuda arrays, on the GPU (results are then nax::cuda::Arrays on the
 // device of the mesh's first position in this process).
 // pmap<axis>(f, mesh) is the one-axis case over a one-axis mesh.
@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "../backend/host/assign.hpp"
-#include "../backend/host/space.hpp"
 #include "../core/view_slicing.hpp"
 #include "../expr/leaves.hpp"
 #include "../mesh/collective_host.hpp"
 #include "../mesh/global_array.hpp"
 #include "../mesh/mesh.hpp"
+#include "../mesh/space_on_mesh.hpp"
 #include "extent_agreement.hpp"
 #include "vmap.hpp"
 
@@ -216,19 +216,20 @@ struct xmapped {
     using Outputs = decltype(run_on_device(global, 0, args...));
     using Space = typename program_space<Outputs>::type;
     using Local = decltype(evaluate_on_device<Space>(std::declval<const Outputs&>(), std::declval<typename Space::context&>()));
+    using OnMesh = checked_space_on_mesh_t<Space>;
     delivery<Space, Local> results;
-    Space::before_mesh();
-    const int home = Space::home();
+    OnMesh::before_mesh();
+    const int home = OnMesh::home();
     const bool mesh_sets_device = mesh.devices().kind() == device_kind::cuda;
     mesh.run([&](auto& here) {
-      typename Space::mesh_scope scope(home, mesh_sets_device);
+      typename OnMesh::mesh_scope scope(home, mesh_sets_device);
       const std::array<placed_axis, nb> placed = place_on(here, global);
       bound_axes bound(placed);
       // Every device evaluates every output (the same collectives in the same order), in one
       // context so that shared work is done once; one device per shard writes the result.
-      auto ctx = Space::make_mesh_context();
+      auto ctx = OnMesh::make_mesh_context();
       auto local = evaluate_on_device<Space>(run_on_device(placed, here.device(), args...), ctx);
-      Space::finish(ctx);  // this device's outputs are complete
+      OnMesh::finish(ctx);  // this device's outputs are complete
       deliver(results, local, placed, here, ctx);
     });
     return std::move(*results.whole);
@@ -297,17 +298,17 @@ struct xmapped {
     {
       std::lock_guard hold(results.lock);
       if (first) results.whole.emplace(allocate_global(local));
-      if constexpr (!Space::parallel_shard_writes)
+      if constexpr (!space_on_mesh<Space>::parallel_shard_writes)
         results.shard_writes.push_back([&] { write_shards<Space>(*results.whole, local, placed, here); });
     }
     auto& everyone = all_devices_comm(here);
     everyone.barrier();
     { std::lock_guard hold(results.lock); }  // the allocation is visible to this thread
-    if constexpr (Space::parallel_shard_writes) {
+    if constexpr (space_on_mesh<Space>::parallel_shard_writes) {
       write_shards<Space>(*results.whole, local, placed, here);
     } else if (first) {
       for (auto& write : results.shard_writes) write();
-      Space::finish(ctx);  // the results are on this thread's device
+      space_on_mesh<Space>::finish(ctx);  // the results are on this thread's device
     }
     if (mesh.local_devices().size() != static_cast<std::size_t>(mesh.device_count()))
       combine_across_processes<Space>(*results.whole, everyone);
@@ -319,7 +320,7 @@ struct xmapped {
   template <class Space, class Whole>
   static void combine_across_processes(Whole& whole, communicator& everyone) {
     tree_visit_leaves([&](auto& leaf) {
-      if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) Space::combine_disjoint(everyone, leaf);
+      if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) space_on_mesh<Space>::combine_disjoint(everyone, leaf);
     }, whole);
   }
 
@@ -539,7 +540,7 @@ struct xmapped {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((view = narrow_if_present<typename binding<I>::logical>(view, placed[I])), ...);
       }(std::make_index_sequence<nb>{});
-      auto ctx = Space::context_for(global);  // on the results' device: a shard from another GPU is copied there
+      auto ctx = space_on_mesh<Space>::context_for(global);  // on the results' device: a shard from another GPU is copied there
       Space::assign(view, leaf_of(local.view()), ctx);
     }
   }

@@ -1,51 +1,22 @@
-// The device's memory space (backend/host/space.hpp says what a space is). A program whose
-// outputs read nax::cuda arrays runs on the device: grad's forward and backward passes share
-// one device context (reductions and contractions of the forward pass are reused by the
-// backward pass) and accumulate gradients in zero-filled nax::cuda::Arrays, the value is a
-// rank-0 nax::cuda::Array; each device of an xmap evaluates its outputs into
-// nax::cuda::Arrays. The rules are the host's: a cotangent is an expression, lowered to the
+// The device's memory space (lower/space_of.hpp says what a space is; its mesh hooks are
+// mesh/space_on_mesh_cuda.hpp's). A program whose outputs read nax::cuda arrays runs on the
+// device: grad's forward and backward passes share one device context (reductions and
+// contractions of the forward pass are reused by the backward pass) and accumulate gradients
+// in zero-filled nax::cuda::Arrays, the value is a rank-0 nax::cuda::Array; each device of an
+// xmap evaluates its outputs into nax::cuda::Arrays. The rules are the host's: a cotangent is an expression, lowered to the
 // same kernels as any device expression.
 #pragma once
-#include <cstdint>
 #include <memory>
-#include <optional>
+#include <type_traits>
 
 #include "../host/space.hpp"
 #include "assign.hpp"
-#include "host_staging.hpp"
 
 namespace nax::cuda::detail {
 
 struct device_space {
   using context = detail::context;
   static context make_context() { return context(nax::cuda::current_device()); }
-  // xmap's hooks. The arguments are complete before the mesh runs and each thread waits for
-  // its own stream before the first barrier, so no thread queues work on another's stream (a
-  // mesh thread may be blocked in an NCCL kernel there). Shards of the results are written by
-  // the thread of the results' GPU alone, after every device's outputs are complete.
-  static constexpr bool parallel_shard_writes = false;
-  static int home() { return nax::cuda::current_device(); }
-  // On a mesh of host devices, each thread runs on the caller's GPU (a CUDA mesh has made the
-  // thread's own GPU current).
-  class mesh_scope {
-   public:
-    mesh_scope(int home, bool mesh_sets_device) {
-      if (!mesh_sets_device) guard_.emplace(home);
-    }
-
-   private:
-    std::optional<device_guard> guard_;
-  };
-  static void before_mesh() { synchronize_used_devices(); }
-  static context make_mesh_context() { return context(nax::cuda::current_device(), true); }
-  static void finish(context& ctx) {
-    device_guard guard(ctx.device);
-    NAX_CUDA_CHECK(cudaStreamSynchronize(ctx.stream));
-  }
-  template <class A>
-  static context context_for(const A& a) {
-    return context(a.device(), true);
-  }
   template <class T, class Axes>
   using array = device_array_for_t<T, Axes>;
 
@@ -75,16 +46,9 @@ struct device_space {
   static nax::cuda::Array<T> scalar(const L& leaf) {
     return nax::cuda::Array<T>(leaf);
   }
-  template <class Communicator, class T, class... As>
-  static void sum_over_members(Communicator& comm, nax::cuda::Array<T, As...>& a) {  // as the host's
-    all_reduce_device_buffer(comm, a.data(), a.size(), a.device());
-  }
-  template <class Communicator, class T, class... As>
-  static void combine_disjoint(Communicator& comm, nax::cuda::Array<T, As...>& a) {  // as the host's
-    all_reduce_device_buffer(comm, reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)},
-                             a.device());
-  }
 };
+
+static_assert(nax::detail::memory_space<device_space>);
 
 }  // namespace nax::cuda::detail
 

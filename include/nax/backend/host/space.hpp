@@ -1,17 +1,14 @@
-// Where a program runs: the memory space of the arrays it reads. A space says which
+// Where a program runs: the memory space of the arrays it reads (lower/space_of.hpp says what
+// a space is and how a program finds its own). host_space is the host's: a space says which
 // evaluation context a program's passes share, what array type holds a result (zero-filled
-// when made from extents), how an expression is written into memory of that space, how a
-// rank-0 output becomes the value the user gets, and how a communicator combines a result
-// held there. host_space is this file's; the CUDA backend adds its own (backend/cuda/space.hpp)
-// and claims, through space_of, every program that reads device arrays. Autodiff (grad's
-// forward and backward passes) and xmap (each device's program) name no backend: they ask
-// the space.
+// when made from extents), how an expression is written into memory of that space and how a
+// rank-0 output becomes the value the user gets. The CUDA backend adds its own
+// (backend/cuda/space.hpp). How a space takes part in a mesh is mesh/space_on_mesh.hpp's.
 #pragma once
-#include <concepts>
-#include <cstdint>
 #include <memory>
 #include <type_traits>
 
+#include "../../lower/space_of.hpp"
 #include "assign.hpp"
 
 namespace nax::detail {
@@ -19,22 +16,6 @@ namespace nax::detail {
 struct host_space {
   using context = host::context;
   static context make_context() { return {}; }
-
-  // xmap's hooks (each device's program evaluated by a thread of the mesh): nothing to do on
-  // the host, whose threads write their shards of the results in parallel.
-  static constexpr bool parallel_shard_writes = true;
-  static int home() { return 0; }  // the caller's device
-  struct mesh_scope {              // what a mesh thread holds while it runs the program
-    mesh_scope(int /*home*/, bool /*the mesh made its device current*/) {}
-  };
-  static void before_mesh() {}
-  static context make_mesh_context() { return {}; }
-  static void finish(context&) {}
-  // The context that writes a shard into the results `a` (on the device holding them).
-  template <class A>
-  static context context_for(const A&) {
-    return {};
-  }
   template <class T, class Axes>
   using array = array_for_t<T, Axes>;
 
@@ -71,67 +52,8 @@ struct host_space {
     v.data()[0] = leaf.view.data()[0];
     return v;
   }
-  // Sums an array over the communicator's members, in place on every member.
-  template <class Communicator, class T, class... As>
-  static void sum_over_members(Communicator& comm, Array<T, As...>& a) {
-    comm.all_reduce(a.data(), a.size());
-  }
-  // Combines a result that each member wrote a part of (zeros elsewhere) into the whole, on
-  // every member (in place): a sum of bytes, exact for every type (bool and 16-bit integers
-  // too, which NCCL cannot add; -0.0 and NaN payloads kept).
-  template <class Communicator, class T, class... As>
-  static void combine_disjoint(Communicator& comm, Array<T, As...>& a) {
-    comm.all_reduce(reinterpret_cast<std::uint8_t*>(a.data()), a.size() * index_t{sizeof(T)});
-  }
 };
 
-// The memory-space protocol, host_space's members above: what grad's tape, xmap and
-// GlobalArray call to run a program in a space and to move its results. A backend's space
-// (nax::cuda::detail::device_space) provides the same; one that lacks a member fails where
-// space_of_t names it, with this concept's name. The communicator members are checked for
-// their signatures only (communicator_archetype stands for mesh/communicator.hpp's class,
-// a layer above).
-struct communicator_archetype {};
-template <class S>
-concept memory_space =
-    std::constructible_from<typename S::mesh_scope, int, bool> &&
-    requires(typename S::context& ctx, typename S::template array<float, axes<>>& a, const ArrayView<float>& out,
-             communicator_archetype& comm) {
-      { S::make_context() } -> std::same_as<typename S::context>;
-      { S::make_mesh_context() } -> std::same_as<typename S::context>;
-      { S::context_for(a) } -> std::same_as<typename S::context>;
-      { S::home() } -> std::same_as<int>;
-      { S::parallel_shard_writes } -> std::convertible_to<bool>;
-      S::before_mesh();
-      S::finish(ctx);
-      { S::writable(a) } -> std::same_as<ArrayView<float>>;
-      S::assign(out, S::read(out, ctx), ctx);
-      S::sum_over_members(comm, a);
-      S::combine_disjoint(comm, a);
-    };
-
-template <memory_space S>
-using checked_space_t = S;
-
-// The space of an expression: the host unless a backend claims it (the CUDA backend
-// specialises this for expressions that read device arrays).
-template <class E, class = void>
-struct space_of {
-  using type = host_space;
-};
-template <class E>
-using space_of_t = checked_space_t<typename space_of<std::remove_cvref_t<E>>::type>;
-
-// The space of a program with several outputs: the first that is not the host's, else the
-// host's (an output of another space then fails to compile with the mixing message).
-template <class... Es>
-struct common_space {
-  using type = host_space;
-};
-template <class E, class... Es>
-struct common_space<E, Es...> {
-  using type = std::conditional_t<std::is_same_v<space_of_t<E>, host_space>, typename common_space<Es...>::type,
-                                  space_of_t<E>>;
-};
+static_assert(memory_space<host_space>);
 
 }  // namespace nax::detail
