@@ -27,7 +27,7 @@ struct host_setup {
       : mesh(nax::host::devices(n), {n}), buffers(static_cast<std::size_t>(n)) {
     // Each device touches its own buffer first, as a real device's memory would be its own.
     mesh.run([&](auto& device) {
-      buffers[static_cast<std::size_t>(device.device())].assign(floats, 0.f);
+      buffers[static_cast<std::size_t>(device.position())].assign(floats, 0.f);
     });
   }
 };
@@ -44,7 +44,7 @@ void all_reduce(benchmark::State& state) {
   host_setup setup(n, bytes / sizeof(float));
   for (auto _ : state) {
     setup.mesh.run([&](auto& device) {
-      device.template comm<devices>().all_reduce(setup.buffers[static_cast<std::size_t>(device.device())]);
+      device.template comm<devices>().all_reduce(setup.buffers[static_cast<std::size_t>(device.position())]);
     });
   }
   set_bandwidth(state, static_cast<double>(bytes));
@@ -62,7 +62,7 @@ void all_reduce_latency(benchmark::State& state) {
   for (auto _ : state) {
     setup.mesh.run([&](auto& device) {
       auto& comm = device.template comm<devices>();
-      auto& buffer = setup.buffers[static_cast<std::size_t>(device.device())];
+      auto& buffer = setup.buffers[static_cast<std::size_t>(device.position())];
       for (int call = 0; call < 100; ++call) comm.all_reduce(buffer);
     });
   }

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
   auto bare = [&](auto call) {
     return nax_bench::median_seconds([&] {
              mesh.run([&](auto& device) {
-               const auto d = static_cast<std::size_t>(device.device());
+               const auto d = static_cast<std::size_t>(device.position());
                call(device.template comm<data>(), send[d].data(), recv[d].data());
              });
            }, 0.5) * 1e3;

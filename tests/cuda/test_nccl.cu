@@ -95,7 +95,7 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   auto fail_last = [&](bool others_wait) {
     std::atomic<int> entering{0};
     mesh.run([&](nax::mesh_device<data>& device) {
-      if (device.device() == n - 1) {
+      if (device.position() == n - 1) {
         // Once the others are entering the collective (given 200 ms, they are inside NCCL).
         while (others_wait && entering.load() < n - 1) std::this_thread::yield();
         std::this_thread::sleep_for(std::chrono::milliseconds(200));
@@ -111,7 +111,7 @@ TEST_CASE("nccl: a device that throws; the devices waiting for it in NCCL stop w
   CHECK_THROWS_WITH_AS(fail_last(false), ("device " + std::to_string(n - 1) + " gave up").c_str(), std::runtime_error);
   // Nobody had to cancel anything: the mesh still works.
   std::vector<std::vector<int>> values(static_cast<std::size_t>(n), std::vector<int>{1});
-  mesh.run([&](nax::mesh_device<data>& device) { device.comm<data>().all_reduce(values[static_cast<std::size_t>(device.device())]); });
+  mesh.run([&](nax::mesh_device<data>& device) { device.comm<data>().all_reduce(values[static_cast<std::size_t>(device.position())]); });
   for (auto const& v : values) CHECK(v[0] == n);
   if (n < 2) {
     MESSAGE("one CUDA device: the case of devices waiting inside NCCL for a failed one needs two");

@@ -26,7 +26,7 @@ void check_still_works(Mesh const& mesh) {
   mesh_test::within_seconds(60, [&] {
     mesh.run([&](auto& device) {
       auto& comm = device.template comm<data>();
-      comm.all_reduce(values[static_cast<std::size_t>(device.device())]);
+      comm.all_reduce(values[static_cast<std::size_t>(device.position())]);
       comm.barrier();
     });
   });
@@ -40,7 +40,7 @@ TEST_CASE("a device that throws before a collective: run() rethrows its exceptio
   std::atomic<int> released{0};
   mesh_test::within_seconds(60, [&] {
     CHECK_THROWS_WITH_AS(mesh.run([&](auto& device) {
-                           if (device.device() == 2) throw std::runtime_error("boom on 2");
+                           if (device.position() == 2) throw std::runtime_error("boom on 2");
                            float x = 1;
                            try {
                              device.template comm<data>().all_reduce(&x, 1);
@@ -65,7 +65,7 @@ TEST_CASE("a device that throws after the others entered a collective releases t
       CHECK_THROWS_WITH_AS(mesh.run([&](auto& device) {
                              std::vector<double> x(1000, 1.0);
                              for (int step = 0; step < 20; ++step) {
-                               if (device.device() == failing && step == 7) {
+                               if (device.position() == failing && step == 7) {
                                  // Let the others reach the collective and wait there.
                                  std::this_thread::sleep_for(std::chrono::milliseconds(50));
                                  throw nax::shape_error("bad extent on device " + std::to_string(failing));
@@ -84,7 +84,7 @@ TEST_CASE("several failing devices: run() rethrows the lowest one's original exc
   nax::Mesh<data> mesh(nax::host::devices(4), {4});
   mesh_test::within_seconds(60, [&] {
     CHECK_THROWS_WITH_AS(mesh.run([](auto& device) {
-                           if (device.device() >= 1) throw std::logic_error("failed " + std::to_string(device.device()));
+                           if (device.position() >= 1) throw std::logic_error("failed " + std::to_string(device.position()));
                            device.template comm<data>().barrier();
                          }),
                          "failed 1", std::logic_error);
@@ -92,7 +92,7 @@ TEST_CASE("several failing devices: run() rethrows the lowest one's original exc
   // A non-standard exception type is rethrown as it is.
   mesh_test::within_seconds(60, [&] {
     CHECK_THROWS_AS(mesh.run([](auto& device) {
-                      if (device.device() == 3) throw 42;
+                      if (device.position() == 3) throw 42;
                       device.template comm<data>().barrier();
                     }),
                     int);
@@ -104,7 +104,7 @@ TEST_CASE("a device that returns without making a collective its group waits in:
   nax::Mesh<data> mesh(nax::host::devices(4), {4});
   mesh_test::within_seconds(60, [&] {
     CHECK_THROWS_WITH_AS(mesh.run([](auto& device) {
-                           if (device.device() == 1) return;
+                           if (device.position() == 1) return;
                            device.template comm<data>().barrier();
                          }),
                          "barrier on host group over {data}: a member returned from its device "
@@ -117,7 +117,7 @@ TEST_CASE("a device that returns without making a collective its group waits in:
     CHECK_THROWS_AS(mesh.run([](auto& device) {
                       std::vector<float> x(3);
                       device.template comm<data>().all_reduce(x);
-                      if (device.device() == 0) device.template comm<data>().all_reduce(x);
+                      if (device.position() == 0) device.template comm<data>().all_reduce(x);
                     }),
                     nax::device_error);
   });

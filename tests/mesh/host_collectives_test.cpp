@@ -64,7 +64,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
     auto const original = data;
     mesh_test::within_seconds(120, [&] {
       mesh.run([&](auto& device) {
-        device.template comm<As...>().all_reduce(data[sz(device.device())].data(), count, op);
+        device.template comm<As...>().all_reduce(data[sz(device.position())].data(), count, op);
       });
     });
     for (int d = 0; d < devices; ++d) {
@@ -83,7 +83,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
     std::vector<mesh_test::buffer<T>> recv(sz(devices), mesh_test::buffer<T>(sz(count)));
     mesh_test::within_seconds(120, [&] {
       mesh.run([&](auto& device) {
-        auto d = sz(device.device());
+        auto d = sz(device.position());
         device.template comm<As...>().reduce_scatter(send[d], recv[d], op);
       });
     });
@@ -106,7 +106,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
     auto send = inputs<T>(devices, count, 20);
     std::vector<mesh_test::buffer<T>> recv(sz(devices), mesh_test::buffer<T>(sz(count * group)));
     mesh.run([&](auto& device) {
-      auto d = sz(device.device());
+      auto d = sz(device.position());
       device.template comm<As...>().all_gather(send[d], recv[d]);
     });
     for (int d = 0; d < devices; ++d) {
@@ -121,7 +121,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
     auto send = inputs<T>(devices, count * group, 30);
     std::vector<mesh_test::buffer<T>> recv(sz(devices), mesh_test::buffer<T>(sz(count * group)));
     mesh.run([&](auto& device) {
-      auto d = sz(device.device());
+      auto d = sz(device.position());
       device.template comm<As...>().all_to_all(send[d], recv[d]);
     });
     for (int d = 0; d < devices; ++d) {
@@ -142,7 +142,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
     auto send = inputs<T>(devices, count, 40);
     std::vector<mesh_test::buffer<T>> recv(sz(devices), mesh_test::buffer<T>(sz(count), value<T>(0, 1, 1)));
     mesh.run([&](auto& device) {
-      auto d = sz(device.device());
+      auto d = sz(device.position());
       device.template comm<As...>().permute(send[d], recv[d], pairs);
     });
     for (int d = 0; d < devices; ++d) {
@@ -191,7 +191,7 @@ TEST_CASE("max and min propagate NaN; sums of floats are in member order on ever
   data[2][0] = NAN;
   auto maxima = data, minima = data;
   mesh.run([&](auto& device) {
-    auto d = static_cast<std::size_t>(device.device());
+    auto d = static_cast<std::size_t>(device.position());
     device.template comm<::data>().all_reduce(maxima[d], reduce_op::max);
     device.template comm<::data>().all_reduce(minima[d], reduce_op::min);
   });
@@ -207,7 +207,7 @@ TEST_CASE("max and min propagate NaN; sums of floats are in member order on ever
   // 1e8 + 1 - 1e8 in float depends on the order: every member gets the member-order result.
   std::vector<std::vector<float>> sums{{1e8f}, {1.f}, {-1e8f}};
   mesh.run([&](auto& device) {
-    device.template comm<::data>().all_reduce(sums[static_cast<std::size_t>(device.device())]);
+    device.template comm<::data>().all_reduce(sums[static_cast<std::size_t>(device.position())]);
   });
   float const expected = (1e8f + 1.f) + -1e8f;
   for (auto const& sum : sums) CHECK(sum[0] == expected);
@@ -221,8 +221,8 @@ TEST_CASE("all_gather from recv's own block and reduce_scatter into send's own b
     for (std::int64_t i = 0; i < count; ++i)
       buffers[static_cast<std::size_t>(d)][static_cast<std::size_t>(d * count + i)] = value<double>(d, i);
   mesh.run([&](auto& device) {
-    double* buffer = buffers[static_cast<std::size_t>(device.device())].data();
-    device.template comm<data>().all_gather(buffer + device.device() * count, buffer, count);
+    double* buffer = buffers[static_cast<std::size_t>(device.position())].data();
+    device.template comm<data>().all_gather(buffer + device.position() * count, buffer, count);
   });
   for (int d = 0; d < 4; ++d)
     for (int j = 0; j < 4; ++j)
@@ -232,8 +232,8 @@ TEST_CASE("all_gather from recv's own block and reduce_scatter into send's own b
   auto send = inputs<double>(4, 4 * count, 3);
   auto const original = send;
   mesh.run([&](auto& device) {
-    double* buffer = send[static_cast<std::size_t>(device.device())].data();
-    device.template comm<data>().reduce_scatter(buffer, buffer + device.device() * count, count);
+    double* buffer = send[static_cast<std::size_t>(device.position())].data();
+    device.template comm<data>().reduce_scatter(buffer, buffer + device.position() * count, count);
   });
   for (int d = 0; d < 4; ++d)
     for (std::int64_t i = 0; i < count; i += 89) {
@@ -253,7 +253,7 @@ TEST_CASE("invalid permutations raise argument_error naming the pair, on every m
         try {
           device.template comm<data>().permute(send, recv, pairs);
         } catch (nax::argument_error const& error) {
-          messages[static_cast<std::size_t>(device.device())] = error.what();
+          messages[static_cast<std::size_t>(device.position())] = error.what();
         }
       });
     });
@@ -290,14 +290,14 @@ TEST_CASE("members that disagree raise device_error on every member, and nobody 
         try {
           body(device);
         } catch (nax::device_error const& error) {
-          messages[static_cast<std::size_t>(device.device())] = error.what();
+          messages[static_cast<std::size_t>(device.position())] = error.what();
         }
       });
     });
     return messages;
   };
   auto counts = messages_of([](auto& device) {
-    std::vector<float> buffer(device.device() == 2 ? 3 : 4);
+    std::vector<float> buffer(device.position() == 2 ? 3 : 4);
     device.template comm<data, model>().all_reduce(buffer);
   });
   for (auto const& message : counts)
@@ -317,7 +317,7 @@ TEST_CASE("members that disagree raise device_error on every member, and nobody 
   auto types = messages_of([](auto& device) {
     std::vector<float> f(4);
     std::vector<std::int32_t> i(4);
-    if (device.device() == 1)
+    if (device.position() == 1)
       device.template comm<model>().all_reduce(i);
     else
       device.template comm<model>().all_reduce(f);
@@ -330,14 +330,14 @@ TEST_CASE("members that disagree raise device_error on every member, and nobody 
 
   auto ops = messages_of([](auto& device) {
     std::vector<double> x(4);
-    device.template comm<model>().all_reduce(x, device.device() == 3 ? reduce_op::max : reduce_op::sum);
+    device.template comm<model>().all_reduce(x, device.position() == 3 ? reduce_op::max : reduce_op::sum);
   });
   CHECK(ops[3].find("disagree on the reduction: member 0 passes sum, member 1 passes max") != std::string::npos);
 
   auto permutations = messages_of([](auto& device) {
     std::vector<double> x(4), y(4);
     nax::detail::permutation pairs{{0, 1}};
-    if (device.device() == 3) pairs = {{1, 0}};
+    if (device.position() == 3) pairs = {{1, 0}};
     device.template comm<model>().permute(x, y, pairs);
   });
   CHECK(permutations[2].find("disagree on the permutation: member 0 passes [(0, 1)], member 1 passes [(1, 0)]") != std::string::npos);
@@ -352,7 +352,7 @@ TEST_CASE("members that disagree raise device_error on every member, and nobody 
   // Afterwards the same communicators work.
   std::vector<std::vector<float>> values(4, std::vector<float>{1.f, 2.f});
   mesh.run([&](auto& device) {
-    device.template comm<data, model>().all_reduce(values[static_cast<std::size_t>(device.device())]);
+    device.template comm<data, model>().all_reduce(values[static_cast<std::size_t>(device.position())]);
   });
   for (auto const& x : values) CHECK(x == std::vector<float>{4.f, 8.f});
 }
@@ -392,7 +392,7 @@ TEST_CASE("the untyped interface takes dtype and op at run time; dtype_of maps C
   nax::Mesh<data> mesh(nax::host::devices(2), {2});
   std::vector<std::vector<std::int64_t>> data{{5, -7}, {3, 4}};
   mesh.run([&](auto& device) {
-    void* buffer = data[static_cast<std::size_t>(device.device())].data();
+    void* buffer = data[static_cast<std::size_t>(device.position())].data();
     device.template comm<::data>().all_reduce(buffer, 2, dtype::i64, reduce_op::min);
   });
   CHECK(data[0] == std::vector<std::int64_t>{3, -7});
@@ -409,10 +409,10 @@ TEST_CASE("communicators are reused across many calls and many runs") {
         auto& comm = device.template comm<data>();
         auto& both = device.template comm<data, model>();
         for (int call = 0; call < 50; ++call) {
-          std::int64_t x = device.device() + call;
+          std::int64_t x = device.position() + call;
           comm.all_reduce(&x, 1);
           both.all_reduce(&x, 1, reduce_op::max);
-          totals[static_cast<std::size_t>(device.device())][0] += x;
+          totals[static_cast<std::size_t>(device.position())][0] += x;
           if (call % 10 == 0) both.barrier();
         }
       });

@@ -183,14 +183,14 @@ TEST_CASE("run() calls f once per device, concurrently, each with its own contex
   std::vector<int> seen;
   std::set<std::thread::id> threads;
   mesh.run([&](nax::mesh_device<data, model>& device) {
-    CHECK(device.coordinate<data>() == device.device() / 2);
-    CHECK(device.coordinate<model>() == device.device() % 2);
-    CHECK(device.coordinates() == mesh.coordinates(device.device()));
-    CHECK(device.device_id() == device.device());
-    CHECK(&device.comm<data>() == &mesh.comm<data>(device.device()));
+    CHECK(device.coordinate<data>() == device.position() / 2);
+    CHECK(device.coordinate<model>() == device.position() % 2);
+    CHECK(device.coordinates() == mesh.coordinates(device.position()));
+    CHECK(device.device_id() == device.position());
+    CHECK(&device.comm<data>() == &mesh.comm<data>(device.position()));
     CHECK(&device.mesh() == &mesh);
     std::lock_guard lock(mutex);
-    seen.push_back(device.device());
+    seen.push_back(device.position());
     threads.insert(std::this_thread::get_id());
   });
   std::sort(seen.begin(), seen.end());

@@ -50,7 +50,7 @@ void check_collectives(Mesh const& mesh, std::int64_t count) {
   CAPTURE(count);
   mesh.run([&](auto& device) {
     auto& comm = device.template comm<As...>();
-    int const me = device.device();
+    int const me = device.position();
     auto const members = mesh_test::group_members<Mesh, As...>(mesh, me);
     int const group = static_cast<int>(members.size());
     int const rank = mesh_test::rank_in_group<Mesh, As...>(mesh, me);
@@ -169,7 +169,7 @@ TEST_CASE("mpi::world() lists one device per rank; this process runs its own") {
   int calls = 0;
   mesh.run([&](auto& device) {
     ++calls;
-    CHECK(device.device() == rank);
+    CHECK(device.position() == rank);
     CHECK(device.device_id() == rank);
     CHECK(device.template coordinate<data>() == rank);
   });
@@ -213,15 +213,15 @@ TEST_CASE("MPI all_reduce of a large buffer, and floating max/min propagate NaN"
     auto& comm = device.template comm<data>();
     std::int64_t const count = (1 << 20) + 3;
     std::vector<float> x(sz(count));
-    for (std::int64_t i = 0; i < count; ++i) x[sz(i)] = static_cast<float>((i % 7) * (device.device() + 1));
+    for (std::int64_t i = 0; i < count; ++i) x[sz(i)] = static_cast<float>((i % 7) * (device.position() + 1));
     comm.all_reduce(x);
     std::size_t wrong = 0;
     for (std::int64_t i = 0; i < count; ++i)
       if (x[sz(i)] != static_cast<float>((i % 7) * 10)) ++wrong;
     CHECK(wrong == 0);
 
-    std::vector<double> y{1.0, 2.0, static_cast<double>(device.device())};
-    if (device.device() == 2) y[1] = NAN;
+    std::vector<double> y{1.0, 2.0, static_cast<double>(device.position())};
+    if (device.position() == 2) y[1] = NAN;
     auto z = y;
     comm.all_reduce(y, reduce_op::max);
     comm.all_reduce(z, reduce_op::min);
@@ -237,7 +237,7 @@ TEST_CASE("MPI all_gather from recv's own block; reduce_scatter into send's own 
   nax::Mesh<data> mesh(nax::mpi::world(), {4});
   mesh.run([&](auto& device) {
     auto& comm = device.template comm<data>();
-    int const me = device.device();
+    int const me = device.position();
     std::int64_t const count = 5;
     std::vector<std::int32_t> gathered(4 * count, -1);
     for (std::int64_t i = 0; i < count; ++i) gathered[sz(me * count + i)] = value<std::int32_t>(me, i);
@@ -259,7 +259,7 @@ TEST_CASE("MPI all_gather from recv's own block; reduce_scatter into send's own 
 TEST_CASE("MPI members that disagree raise device_error on every rank; bad permutations argument_error") {
   nax::Mesh<data, model> grid(nax::mpi::world(), {2, 2});
   grid.run([&](auto& device) {
-    int const me = device.device();
+    int const me = device.position();
     auto& all = device.template comm<data, model>();
     std::vector<float> x(me == 3 ? 5 : 4);
     CHECK_THROWS_WITH_AS(all.all_reduce(x),
@@ -295,7 +295,7 @@ TEST_CASE("MPI communicators are reused across many calls") {
   for (int round = 0; round < 5; ++round) {
     grid.run([&](auto& device) {
       for (int call = 0; call < 200; ++call) {
-        std::int64_t x = device.device() + call;
+        std::int64_t x = device.position() + call;
         device.template comm<data>().all_reduce(&x, 1);
         device.template comm<data, model>().all_reduce(&x, 1, reduce_op::max);
         total += x;

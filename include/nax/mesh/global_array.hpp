@@ -257,7 +257,7 @@ auto device_put(const MeshT& mesh, const X& x) {
         detail::communicator& everyone = [&]<class... Ns>(axes<Ns...>) -> detail::communicator& {
           return device.template comm<Ns...>();
         }(MeshAxes{});
-        body(device.device(), everyone);
+        body(device.position(), everyone);
       });
     };
     return g;

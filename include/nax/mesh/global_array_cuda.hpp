@@ -34,7 +34,7 @@ struct shard_storage<nax::cuda::Array<T, As...>> {
     mesh.run([&](auto& device) {
       nax::cuda::detail::device_guard guard(mesh_sets_device ? nax::cuda::current_device() : home);
       std::lock_guard lock(one_at_a_time);
-      place(device.device());
+      place(device.position());
     });
   }
   // The shard, complete when this returns (the source may be freed after device_put).

@@ -106,13 +106,17 @@ class mesh_device {
  public:
   static constexpr std::size_t rank = sizeof...(Names);
 
-  mesh_device(Mesh<Names...> const& mesh, int device)
-      : mesh_(&mesh), device_(device), coordinates_(mesh.coordinates(device)) {}
+  mesh_device(Mesh<Names...> const& mesh, int position)
+      : mesh_(&mesh), position_(position), coordinates_(mesh.coordinates(position)) {}
 
-  // The device's position in the mesh (row-major over the mesh shape).
-  int device() const { return device_; }
-  // The device's id in the mesh's device list (an MPI rank, a host device number).
-  int device_id() const { return mesh_->devices()[device_]; }
+  // The device's position in the mesh (row-major over the mesh shape). "device" alone names
+  // a GPU ordinal in nax (nax::cuda::Array::device()), so the position has its own name.
+  int position() const { return position_; }
+  [[deprecated("mesh_device::device() is now position(): the device's position in the mesh")]] int device() const {
+    return position_;
+  }
+  // The device's id in the mesh's device list (an MPI rank, a host device number, a GPU ordinal).
+  int device_id() const { return mesh_->devices()[position_]; }
   std::array<int, rank> const& coordinates() const { return coordinates_; }
   template <class A>
   int coordinate() const {
@@ -123,15 +127,15 @@ class mesh_device {
   // index of its coordinates on As, its group the devices sharing its other coordinates.
   template <class... As>
   detail::communicator& comm() const {
-    return mesh_->template comm<As...>(device_);
+    return mesh_->template comm<As...>(position_);
   }
   // The same by axis set as a bit mask (bit i = the i-th mesh axis), for generic code.
-  detail::communicator& comm(detail::axis_mask axes) const { return mesh_->comm(axes, device_); }
+  detail::communicator& comm(detail::axis_mask axes) const { return mesh_->comm(axes, position_); }
   Mesh<Names...> const& mesh() const { return *mesh_; }
 
  private:
   Mesh<Names...> const* mesh_;
-  int device_;
+  int position_;
   std::array<int, rank> coordinates_;
 };
 

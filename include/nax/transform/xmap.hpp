@@ -228,7 +228,7 @@ struct xmapped {
       // Every device evaluates every output (the same collectives in the same order), in one
       // context so that shared work is done once; one device per shard writes the result.
       auto ctx = OnMesh::make_mesh_context();
-      auto local = evaluate_on_device<Space>(run_on_device(placed, here.device(), args...), ctx);
+      auto local = evaluate_on_device<Space>(run_on_device(placed, here.position(), args...), ctx);
       OnMesh::finish(ctx);  // this device's outputs are complete
       deliver(results, local, placed, here, ctx);
     });
@@ -294,7 +294,7 @@ struct xmapped {
   template <class Space, class Local, class Device>
   void deliver(delivery<Space, Local>& results, const Local& local, const std::array<placed_axis, nb>& placed,
                Device& here, typename Space::context& ctx) const {
-    const bool first = here.device() == mesh.local_devices().front();
+    const bool first = here.position() == mesh.local_devices().front();
     {
       std::lock_guard hold(results.lock);
       if (first) results.whole.emplace(allocate_global(local));
