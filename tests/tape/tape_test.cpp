@@ -176,6 +176,48 @@ TEST_CASE("tape: overwrites in place and arrays that go out of scope inside f") 
   CHECK(fd([&] { return lazy2(x).item(); }, x, g2) < 1e-6);
 }
 
+TEST_CASE("tape: an evaluated tanh, exp, sigmoid or sqrt reads its own output in the backward pass") {
+  // The backward pass of h = F(z) is ct * F'(z) written in h (1 - h^2 for tanh, ...), not F's
+  // partial evaluated again; other evaluations keep the expression's own rules.
+  using leaf = nax::detail::Leaf<double, batch, hidden>;
+  static_assert(nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::tanh, leaf>, double>);
+  static_assert(nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::sqrt, leaf>, double>);
+  static_assert(!nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::tanh, leaf>, float>);
+  static_assert(!nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::sin, leaf>, double>);
+  nax_test::random_source rng(1609);
+  for (auto [b, n] : {std::pair<index_t, index_t>{0, 3}, {1, 1}, {4, 0}, {3, 5}, {7, 2}}) {
+    INFO("batch " << b << ", hidden " << n);
+    auto x = nax_test::random_array<double, batch, in>(rng, {b, 3});
+    auto w = nax_test::random_array<double, in, hidden>(rng, {3, n});
+    // The destinations hold their axes in the other order, one is overwritten and one goes out
+    // of scope before the backward pass reads it.
+    auto evaluated = [&](const auto& wv) {
+      nax::Array<double, hidden, batch> h = nax::tanh(nax::dot<in>(x, wv));
+      nax::Array<double, batch, hidden> e = nax::exp(h * 0.5);
+      nax::Array<double, hidden, batch> s = nax::sigmoid(e - h);
+      {
+        nax::Array<double, batch, hidden> r = nax::sqrt(s + 0.25);
+        s = r * h;  // r dies, the old s is let go of: the record keeps both
+      }
+      h = nax::tanh(s + e);  // the old h is let go of as well
+      return nax::sum(h * e);
+    };
+    auto lazy = [&](const auto& wv) {
+      auto h = nax::tanh(nax::dot<in>(x, wv));
+      auto e = nax::exp(h * 0.5);
+      auto s = nax::sqrt(nax::sigmoid(e - h) + 0.25) * h;
+      return nax::sum(nax::tanh(s + e) * e);
+    };
+    auto g = nax::grad(evaluated)(w);
+    auto g_lazy = nax::grad(lazy)(w);
+    double worst = 0;
+    for (index_t p = 0; p < 3; ++p)
+      for (index_t q = 0; q < n; ++q) worst = std::max(worst, std::abs(g(p, q) - g_lazy(p, q)));
+    CHECK(worst < 1e-12);
+    CHECK(fd([&] { return lazy(w).item(); }, w, g) < 1e-6);
+  }
+}
+
 TEST_CASE("tape: stop_gradient cuts a derivative, in an expression and in an evaluation") {
   nax_test::random_source rng(1606);
   auto x = nax_test::random_array<double, in>(rng, {4});

@@ -17,11 +17,24 @@
 namespace nax::detail {
 namespace ad {
 
+// An expression F(x) with F unary and a derivative written in F's output (expr/partials.hpp:
+// output_partial), visible axes only, and the destination's element type: its backward pass
+// may read the recorded output instead of evaluating F's partial again.
+template <class E, class T>
+inline constexpr bool reads_own_output_v = false;
+template <class F, class C, class T>
+inline constexpr bool reads_own_output_v<Map<F, C>, T> =
+    fn::has_output_partial_v<F> && std::is_same_v<typename Map<F, C>::value_type, T> &&
+    std::is_same_v<hidden_t<Map<F, C>>, axes<>> && std::is_same_v<unbound_t<Map<F, C>>, axes<>>;
+
 template <class Space, class E, class T, class Axes>
 struct recorded final : entry_base {
   E expr;
   typename Space::context ctx = Space::make_context();
-  explicit recorded(E e) : expr(std::move(e)) {}
+  // The evaluation's output, read by the backward pass where reads_own_output_v (the tape keeps
+  // a recorded output's memory until the backward pass, and f cannot write into it).
+  view_for_t<const T, Axes> output_view;
+  recorded(E e, view_for_t<const T, Axes> out) : expr(std::move(e)), output_view(out) {}
 
   void backward(tape& record, const std::shared_ptr<void>& cotangent, bool keep) override {
     const auto& ct = *static_cast<const typename Space::template array<T, Axes>*>(cotangent.get());
@@ -40,7 +53,16 @@ struct recorded final : entry_base {
     // output varies over it (keep it per member) or not (sum it over the members).
     state<Space, Axes, std::tuple<>> st{keep ? typename Space::context(ctx) : std::move(ctx), {}};
     st.record = &record;
-    backprop(expr, leaf_of(ct), st);
+    if constexpr (reads_own_output_v<E, T>) {
+      // tanh's 1 - y^2 from the output y, not from tanh(x) again: JAX's rule, and one
+      // transcendental function per element less.
+      using F = decltype(map_functor(static_cast<const E*>(nullptr)));
+      const auto& child = get<0>(expr.children);
+      if (reaches(child, st))
+        backprop(child, make_map<fn::multiplies>(leaf_of(ct), make_map<fn::output_partial<F>>(leaf_of(output_view))), st);
+    } else {
+      backprop(expr, leaf_of(ct), st);
+    }
   }
 };
 
@@ -79,7 +101,7 @@ void evaluate_recorded(const ArrayView<T, As...>& out, const E& e) {
   if constexpr (std::is_floating_point_v<T>) {
     if (ad::tangent_env* env = record.forward()) return ad::evaluate_with_tangent(record, *env, out, e);
     record.check_recording();
-    auto entry = std::make_unique<ad::recorded<host_space, E, T, axes<As...>>>(e);
+    auto entry = std::make_unique<ad::recorded<host_space, E, T, axes<As...>>>(e, ArrayView<const T, As...>(out));
     {
       ad::tape::suspension quiet(record);  // (the memo's temporaries stay in the entry)
       host::assign_in_context(out, entry->expr, entry->ctx);

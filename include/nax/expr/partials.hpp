@@ -596,4 +596,30 @@ struct partial<partial<hypot, 1>, 1> : promoting_binary<partial<partial<hypot, 1
   template <class R> NAX_HOST_DEVICE static R value(R x, R y) { R h = std::hypot(x, y); return x * x / (h * h * h); }
 };
 
+// The derivative of a unary F written in its output y = F(x), where that costs less than the
+// partial (no transcendental function evaluated again): 1 - y^2 for tanh, y for exp,
+// y (1 - y) for sigmoid, 1 / (2 y) for sqrt, as JAX's rules for them read the primal output.
+// A recorded evaluation whose expression is F of something reads its own output this way in
+// its backward pass (autodiff/record.hpp). Others have none (has_output_partial_v is false).
+template <class F>
+struct output_partial;
+template <>
+struct output_partial<tanh> : float_unary<output_partial<tanh>> {
+  template <class R> NAX_HOST_DEVICE static R value(R y) { return R(1) - y * y; }
+};
+template <>
+struct output_partial<exp> : float_unary<output_partial<exp>> {
+  template <class R> NAX_HOST_DEVICE static R value(R y) { return y; }
+};
+template <>
+struct output_partial<sigmoid> : float_unary<output_partial<sigmoid>> {
+  template <class R> NAX_HOST_DEVICE static R value(R y) { return y * (R(1) - y); }
+};
+template <>
+struct output_partial<sqrt> : float_unary<output_partial<sqrt>> {
+  template <class R> NAX_HOST_DEVICE static R value(R y) { return R(0.5) / y; }
+};
+template <class F>
+inline constexpr bool has_output_partial_v = requires { sizeof(output_partial<F>); };
+
 }  // namespace nax::detail::fn
