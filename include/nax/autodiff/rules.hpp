@@ -34,10 +34,10 @@ void backprop(const E& e, Ct ct, St& st);
 // from the types alone (each child that may reach counts), so the rules below are instantiated
 // once. Host memory only: on the device each temporary costs nvcc one more kernel per cotangent
 // type, and the CUDA backend has not run on a GPU to measure the gain. Not under grad(grad(f)),
-// whose sink differentiates cotangents as expressions, nor for a cotangent with mapped (hidden)
-// or unbound axes: materialising a mapped one gave an extent of 0 on a visible axis (a
-// shape_error in grad of a vmap; the per-example half of tests/autodiff/nn_test.cpp's
-// shared-cotangent case runs that path lazily).
+// whose sink differentiates cotangents as expressions, nor for a cotangent with unbound axes (a
+// collective the map has not bound yet). One with mapped (hidden) axes, inside vmap or xmap, is
+// evaluated with every axis visible and hidden again (the per-example half of
+// tests/autodiff/nn_test.cpp's shared-cotangent case, and the GPT's tests, run that path).
 template <class E>
 struct costly_to_recompute : std::bool_constant<!leaf_node<E>> {};  // reductions, contractions, gathers, ...
 template <class T>
@@ -60,9 +60,16 @@ inline constexpr std::size_t may_need_cotangent_v = std::is_floating_point_v<typ
 template <std::size_t Readers, class Ct, class St, class Body>
 void with_shared_cotangent(const Ct& ct, St& st, Body&& body) {
   if constexpr (Readers >= 2 && std::is_same_v<typename St::space, host_space> && costly_to_recompute<Ct>::value &&
-                std::is_same_v<hidden_t<Ct>, axes<>> && std::is_same_v<unbound_t<Ct>, axes<>> &&
-                std::is_same_v<decltype(st.sink), no_sink>) {
-    body(St::space::materialise(ct, st.ctx));
+                std::is_same_v<unbound_t<Ct>, axes<>> && std::is_same_v<decltype(st.sink), no_sink>) {
+    if constexpr (std::is_same_v<hidden_t<Ct>, axes<>>) {
+      body(St::space::materialise(ct, st.ctx));
+    } else {
+      // Mapped axes: evaluated with every axis visible, then hidden again (as nax::eval inside
+      // vmap does: backend/host/evaluate.hpp).
+      using Axes = typename Ct::axes_type;
+      auto whole = St::space::materialise(positional_relayout<identity_kind, Axes, Ct, axes<>, axes<>>(ct), st.ctx);
+      body(positional_relayout<identity_kind, Axes, decltype(whole), hidden_t<Ct>, axes<>>(std::move(whole)));
+    }
   } else {
     body(ct);
   }
