@@ -184,6 +184,8 @@ TEST_CASE("tape: an evaluated tanh, exp, sigmoid or sqrt reads its own output in
   static_assert(nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::sqrt, leaf>, double>);
   static_assert(!nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::tanh, leaf>, float>);
   static_assert(!nax::detail::ad::reads_own_output_v<nax::detail::Map<nax::detail::fn::sin, leaf>, double>);
+  using renamed = decltype(nax::rename<hidden, in>(nax::tanh(std::declval<const nax::Array<double, batch, hidden>&>())));
+  static_assert(nax::detail::ad::reads_own_output_v<renamed, double>);
   nax_test::random_source rng(1609);
   for (auto [b, n] : {std::pair<index_t, index_t>{0, 3}, {1, 1}, {4, 0}, {3, 5}, {7, 2}}) {
     INFO("batch " << b << ", hidden " << n);
@@ -215,6 +217,29 @@ TEST_CASE("tape: an evaluated tanh, exp, sigmoid or sqrt reads its own output in
       for (index_t q = 0; q < n; ++q) worst = std::max(worst, std::abs(g(p, q) - g_lazy(p, q)));
     CHECK(worst < 1e-12);
     CHECK(fd([&] { return lazy(w).item(); }, w, g) < 1e-6);
+
+    // A loop over square layers, each output renamed for the next (a relayout of tanh), and a
+    // slice of an exp: the relayout is applied to the function's argument as well.
+    auto v = nax_test::random_array<double, in, hidden>(rng, {3, 3});
+    auto looped = [&](const auto& vv) {
+      nax::Array<double, batch, in> h = x;
+      for (int layer = 0; layer < 3; ++layer) h = nax::rename<hidden, in>(nax::tanh(nax::dot<in>(h, vv)));
+      nax::Array<double, batch, in> e = nax::slice<in>(nax::exp(h * 0.5), 1, 3);
+      return nax::sum(e * nax::slice<in>(h, 0, 2));
+    };
+    auto looped_lazy = [&](const auto& vv) {
+      auto h1 = nax::rename<hidden, in>(nax::tanh(nax::dot<in>(x, vv)));
+      auto h2 = nax::rename<hidden, in>(nax::tanh(nax::dot<in>(h1, vv)));
+      auto h3 = nax::rename<hidden, in>(nax::tanh(nax::dot<in>(h2, vv)));
+      return nax::sum(nax::slice<in>(nax::exp(h3 * 0.5), 1, 3) * nax::slice<in>(h3, 0, 2));
+    };
+    auto gv = nax::grad(looped)(v);
+    auto gv_lazy = nax::grad(looped_lazy)(v);
+    worst = 0;
+    for (index_t p = 0; p < 3; ++p)
+      for (index_t q = 0; q < 3; ++q) worst = std::max(worst, std::abs(gv(p, q) - gv_lazy(p, q)));
+    CHECK(worst < 1e-12);
+    CHECK(fd([&] { return looped_lazy(v).item(); }, v, gv) < 1e-6);
   }
 }
 

@@ -17,15 +17,30 @@
 namespace nax::detail {
 namespace ad {
 
-// An expression F(x) with F unary and a derivative written in F's output (expr/partials.hpp:
-// output_partial), visible axes only, and the destination's element type: its backward pass
-// may read the recorded output instead of evaluating F's partial again.
+// An expression F(x), F unary with a derivative written in its output (expr/partials.hpp:
+// output_partial), or a relayout of one (a layer's h = tanh(z) renamed for the next layer),
+// with visible axes only and the destination's element type: its backward pass reads the
+// recorded output instead of evaluating F's partial again. argument(e) is x, relaid out as e
+// is (a unary map keeps its argument's axes; copies of x keep its nodes' ids, so the forward
+// pass's memo still serves them).
 template <class E, class T>
-inline constexpr bool reads_own_output_v = false;
+struct own_output_rule : std::false_type {};
 template <class F, class C, class T>
-inline constexpr bool reads_own_output_v<Map<F, C>, T> =
-    fn::has_output_partial_v<F> && std::is_same_v<typename Map<F, C>::value_type, T> &&
-    std::is_same_v<hidden_t<Map<F, C>>, axes<>> && std::is_same_v<unbound_t<Map<F, C>>, axes<>>;
+struct own_output_rule<Map<F, C>, T>
+    : std::bool_constant<fn::has_output_partial_v<F> && std::is_same_v<typename Map<F, C>::value_type, T> &&
+                         std::is_floating_point_v<typename C::value_type> &&
+                         std::is_same_v<hidden_t<C>, axes<>> && std::is_same_v<unbound_t<C>, axes<>>> {
+  using functor = F;
+  static const C& argument(const Map<F, C>& e) { return get<0>(e.children); }
+};
+template <class F, class C, class Kind, class Out, class T>
+struct own_output_rule<Relayout<Map<F, C>, Kind, Out, axes<>, axes<>>, T> : own_output_rule<Map<F, C>, T> {
+  static Relayout<C, Kind, Out, axes<>, axes<>> argument(const Relayout<Map<F, C>, Kind, Out, axes<>, axes<>>& e) {
+    return {{}, get<0>(e.child.children), e.extents_, e.coef, e.offset};
+  }
+};
+template <class E, class T>
+inline constexpr bool reads_own_output_v = own_output_rule<E, T>::value;
 
 template <class Space, class E, class T, class Axes>
 struct recorded final : entry_base {
@@ -56,10 +71,10 @@ struct recorded final : entry_base {
     if constexpr (reads_own_output_v<E, T>) {
       // tanh's 1 - y^2 from the output y, not from tanh(x) again: JAX's rule, and one
       // transcendental function per element less.
-      using F = decltype(map_functor(static_cast<const E*>(nullptr)));
-      const auto& child = get<0>(expr.children);
-      if (reaches(child, st))
-        backprop(child, make_map<fn::multiplies>(leaf_of(ct), make_map<fn::output_partial<F>>(leaf_of(output_view))), st);
+      using rule = own_output_rule<E, T>;
+      const auto& x = rule::argument(expr);
+      if (reaches(x, st))
+        backprop(x, make_map<fn::multiplies>(leaf_of(ct), make_map<fn::output_partial<typename rule::functor>>(leaf_of(output_view))), st);
     } else {
       backprop(expr, leaf_of(ct), st);
     }
