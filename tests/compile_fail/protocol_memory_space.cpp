@@ -1,5 +1,5 @@
 // expect: memory_space<S>
-// expect: read
+// expect: S::read\(out, ctx\)
 // A memory space that lacks read (host_space with it taken away): the alias that every space
 // lookup goes through refuses it by the concept's name.
 #include <nax/nax.hpp>

@@ -1,5 +1,5 @@
 // expect: mesh_hooks_of
-// expect: combine_disjoint
+// expect: M::combine_disjoint\(comm, a\)
 // A memory space whose mesh hooks lack combine_disjoint (the host's with it taken away):
 // xmap, grad's scatter rule and GlobalArray reach them through checked_space_on_mesh_t, which
 // refuses them by the concept's name.
