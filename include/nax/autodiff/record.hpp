@@ -73,8 +73,10 @@ struct recorded final : entry_base {
       // transcendental function per element less.
       using rule = own_output_rule<E, T>;
       const auto& x = rule::argument(expr);
-      if (reaches(x, st))
-        backprop(x, make_map<fn::multiplies>(leaf_of(ct), make_map<fn::output_partial<typename rule::functor>>(leaf_of(output_view))), st);
+      if (reaches(x, st)) {
+        auto derivative = make_map<fn::output_partial<typename rule::functor>>(leaf_of(output_view));
+        backprop(x, make_map<fn::multiplies>(leaf_of(ct), std::move(derivative)), st);
+      }
     } else {
       backprop(expr, leaf_of(ct), st);
     }

@@ -128,7 +128,8 @@ class basic_global_array {
       if (writer) detail::shard_storage<Shard>::write_to_host(narrow_all(view, device), shard_of(device));
       everyone.barrier();
       // Other processes wrote their shards into their own copies (zeros elsewhere).
-      if (!all_local_ && device == local_first_) detail::space_on_mesh<detail::host_space>::combine_disjoint(everyone, whole);
+      if (!all_local_ && device == local_first_)
+        detail::space_on_mesh<detail::host_space>::combine_disjoint(everyone, whole);
     });
     return whole;
   }

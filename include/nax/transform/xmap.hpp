@@ -320,7 +320,8 @@ struct xmapped {
   template <class Space, class Whole>
   static void combine_across_processes(Whole& whole, communicator& everyone) {
     tree_visit_leaves([&](auto& leaf) {
-      if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>) space_on_mesh<Space>::combine_disjoint(everyone, leaf);
+      if constexpr (!element<std::remove_cvref_t<decltype(leaf)>>)
+        space_on_mesh<Space>::combine_disjoint(everyone, leaf);
     }, whole);
   }
 
@@ -540,7 +541,8 @@ struct xmapped {
       [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((view = narrow_if_present<typename binding<I>::logical>(view, placed[I])), ...);
       }(std::make_index_sequence<nb>{});
-      auto ctx = space_on_mesh<Space>::context_for(global);  // on the results' device: a shard from another GPU is copied there
+      // On the results' device: a shard from another GPU is copied there.
+      auto ctx = space_on_mesh<Space>::context_for(global);
       Space::assign(view, leaf_of(local.view()), ctx);
     }
   }

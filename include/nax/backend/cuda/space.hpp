@@ -3,8 +3,8 @@
 // device: grad's forward and backward passes share one device context (reductions and
 // contractions of the forward pass are reused by the backward pass) and accumulate gradients
 // in zero-filled nax::cuda::Arrays, the value is a rank-0 nax::cuda::Array; each device of an
-// xmap evaluates its outputs into nax::cuda::Arrays. The rules are the host's: a cotangent is an expression, lowered to the
-// same kernels as any device expression.
+// xmap evaluates its outputs into nax::cuda::Arrays. The rules are the host's: a cotangent is
+// an expression, lowered to the same kernels as any device expression.
 #pragma once
 #include <memory>
 #include <type_traits>
