@@ -116,11 +116,15 @@ struct vector_gradients {
   vector_gradients(tape& record, const std::vector<Elem>& elements, const std::vector<std::size_t>& tracked,
                    const Out& out) {
     vars.reserve(elements.size());
-    std::size_t i = 0;
-    for (const Elem& e : elements)
+    constexpr std::size_t leaves = std::tuple_size_v<variables>;  // (per element)
+    for (std::size_t i = 0; i != elements.size(); ++i)
       vars.push_back(std::apply(
-          [&](const auto&... leaf) { return variables{link_leaf(record, leaf, tracked[i++], out)...}; },  // (in order)
-          tree_leaves(e)));
+          [&](const auto&... leaf) {
+            return [&]<std::size_t... K>(std::index_sequence<K...>) {
+              return variables{link_leaf(record, leaf, tracked[i * leaves + K], out)...};
+            }(std::index_sequence_for<decltype(leaf)...>{});
+          },
+          tree_leaves(elements[i])));
   }
   template <class Leaf>
   static auto link_leaf(tape& record, const Leaf& leaf, std::size_t index, const Out& out) {
