@@ -170,3 +170,75 @@ TEST_CASE("inside vmap, the gradient of a row-parallel layer's weight (a product
     }, 1e-12, 1e-12);
   }
 }
+
+namespace {
+
+// sum over m (a batch axis of the contraction) and k (contracted) of a * b at idx, in double.
+template <class A, class B>
+double reference_dot_sum(const A& a, const B& b, index_map idx, index_t nk, index_t nm) {
+  return reference_sum(a, b, std::move(idx), nk, nm, [](double v) { return v; });
+}
+
+template <class T, class AOrder, class BOrder, class OutOrder>
+void check_sum_of_dot(nax_test::random_source& rng) {
+  const index_map sizes{{"i", rng.extent(7)}, {"j", rng.extent(7)}, {"k", rng.extent(7)}, {"m", rng.extent(5)}};
+  INFO("extents " << nax_test::describe(sizes));
+  auto a = nax_test::random_array_of<T, AOrder>(rng, sizes);
+  auto b = nax_test::random_array_of<T, BOrder>(rng, sizes);
+  nax_test::array_of<T, OutOrder> r = nax::sum<m>(nax::dot<k>(a, b));
+  check_all(r, [&](const index_map& at) { return reference_dot_sum(a, b, at, sizes.at("k"), sizes.at("m")); },
+            tolerance<T>, tolerance<T>);
+  // m contracted too, written directly: the same numbers.
+  nax_test::array_of<T, OutOrder> direct = nax::dot<k, m>(a, b);
+  check_all(direct, [&](const index_map& at) { return double(nax_test::at(r, at)); }, tolerance<T>, tolerance<T>);
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("sum<m>(dot<k>(a, b)) over a batch axis m (a contraction over k and m) equals the plain loop, in every axis order",
+                   T, float, double) {
+  nax_test::random_source rng(31);
+  for (int trial = 0; trial < 5; ++trial) {
+    check_sum_of_dot<T, nax::axes<m, i, k>, nax::axes<k, m, j>, nax::axes<i, j>>(rng);
+    check_sum_of_dot<T, nax::axes<i, k, m>, nax::axes<j, m, k>, nax::axes<j, i>>(rng);
+    check_sum_of_dot<T, nax::axes<k, m, i>, nax::axes<m, j, k>, nax::axes<i, j>>(rng);
+  }
+}
+
+TEST_CASE("sums of contractions over an axis that is not a batch axis, or of integers, keep the reduction") {
+  nax_test::random_source rng(37);
+  for (int trial = 0; trial < 5; ++trial) {
+    const index_map sizes{{"i", rng.extent(6)}, {"j", rng.extent(6)}, {"k", rng.extent(6)}, {"m", rng.extent(4)}};
+    INFO("extents " << nax_test::describe(sizes));
+    auto a = nax_test::random_array_of<double, nax::axes<i, m, k>>(rng, sizes);
+    auto b = nax_test::random_array_of<double, nax::axes<k, j, m>>(rng, sizes);
+    // Over i, an outer axis of a: sum_i sum_k a[i, m, k] b[k, j, m].
+    nax::Array<double, m, j> over_outer = nax::sum<i>(nax::dot<k>(a, b));
+    check_all(over_outer, [&](const index_map& at) {
+      index_map idx = at;
+      double total = 0;
+      for (index_t p = 0; p < sizes.at("i"); ++p) {
+        idx["i"] = p;
+        total += reference_dot_sum(a, b, idx, sizes.at("k"), 1);
+      }
+      return total;
+    }, 1e-12, 1e-12);
+    auto ni = nax_test::random_array_of<int, nax::axes<i, m, k>>(rng, sizes, -4, 4);
+    auto nj = nax_test::random_array_of<int, nax::axes<k, j, m>>(rng, sizes, -4, 4);
+    nax::Array<int, i, j> exact = nax::sum<m>(nax::dot<k>(ni, nj));
+    check_all(exact, [&](const index_map& at) { return int(reference_dot_sum(ni, nj, at, sizes.at("k"), sizes.at("m"))); });
+  }
+}
+
+TEST_CASE("inside vmap, psum over the mapped axis of a contraction (attention's heads on a mesh axis) equals the plain loop") {
+  nax_test::random_source rng(41);
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_map sizes{{"i", rng.extent(6)}, {"j", rng.extent(6)}, {"k", rng.extent(6)}, {"m", rng.nonzero_extent(4)}};
+    INFO("extents " << nax_test::describe(sizes));
+    auto a = nax_test::random_array_of<float, nax::axes<m, i, k>>(rng, sizes);
+    auto b = nax_test::random_array_of<float, nax::axes<k, m, j>>(rng, sizes);
+    auto head = [](const auto& x, const auto& w) { return nax::psum<m>(nax::dot<k>(x, w)); };
+    nax::Array<float, m, i, j> r = nax::vmap<m>(head)(a, b);
+    check_all(r, [&](const index_map& at) { return reference_dot_sum(a, b, at, sizes.at("k"), sizes.at("m")); }, 1e-5, 1e-5);
+  }
+}

@@ -152,6 +152,7 @@ auto materialise_node(const Reduce<Op, C, Removed...>& node, context& ctx) {
   using K = typename Node::axes_type;  // kept axes, in the child's order
   using CA = typename C::axes_type;
   if (auto dot = sum_as_contraction(node, ctx)) return *dot;
+  if (auto dot = sum_as_wider_contraction(node, ctx)) return *dot;
   auto out = std::make_shared<array_for_t<T, K>>(no_fill, node.extents());
   if constexpr (CA::size == 0) {
     assign_in_context(out->view(), node.child, ctx);

@@ -123,4 +123,75 @@ std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_contraction(const Re
   }
 }
 
+// C as a contraction, seen through a relayout that only renames by name (evaluate_mapped's
+// every-axis-visible view of a mapped contraction).
+template <class C>
+struct contraction_of {
+  static constexpr bool value = false;
+};
+template <class A, class B, class... K>
+struct contraction_of<Contract<A, B, K...>> {
+  static constexpr bool value = true;
+  using type = Contract<A, B, K...>;
+  static const type* peel(const type& c) { return &c; }
+};
+template <class A, class B, class... K, class Out, class H, class U>
+  requires same_set_v<Out, typename Contract<A, B, K...>::axes_type>
+struct contraction_of<Relayout<Contract<A, B, K...>, identity_kind, Out, H, U>> {
+  static constexpr bool value = true;
+  using type = Contract<A, B, K...>;
+  static const type* peel(const Relayout<type, identity_kind, Out, H, U>& r) { return maps_by_name(r) ? &r.child : nullptr; }
+};
+
+// The contraction D = dot<K...>(a, b) with the summed axes added to its contracted ones.
+template <class D, class... Removed>
+struct widened_contraction;
+template <class A, class B, class... K, class... Removed>
+struct widened_contraction<Contract<A, B, K...>, Removed...> {
+  using type = Contract<A, B, K..., Removed...>;
+};
+
+// sum<R...>(dot<K...>(a, b)) where every summed axis is a batch axis of the contraction (in
+// both operands, not contracted) is dot<K..., R...>(a, b): one GEMM over a longer inner
+// dimension instead of the contraction's whole result (every R) and a strided reduction of
+// it. Autodiff makes these where a contraction's batch axis is summed by the adjoint: with
+// attention's heads bound to a mesh axis, the cotangent of the block's input is
+// psum<head>(dot<head_dim>(ct_q, w_q)).
+template <class Op, class C, class... Removed>
+constexpr bool is_sum_of_contraction() {
+  if constexpr (!std::is_same_v<Op, sum_op> || !contraction_of<C>::value || sizeof...(Removed) == 0) {
+    return false;
+  } else {
+    using D = typename contraction_of<C>::type;
+    using T = typename Reduce<Op, C, Removed...>::value_type;
+    using R = axes<Removed...>;
+    return std::is_floating_point_v<T> && std::is_same_v<typename D::value_type, T> &&
+           R::size == intersection_t<typename D::batch_axes, R>::size;
+  }
+}
+
+template <class Op, class C, class... Removed>
+std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_wider_contraction(const Reduce<Op, C, Removed...>& node,
+                                                                               context& ctx) {
+  using Node = Reduce<Op, C, Removed...>;
+  if constexpr (!is_sum_of_contraction<Op, C, Removed...>()) {
+    return std::nullopt;
+  } else {
+    const auto* inner = contraction_of<C>::peel(node.child);
+    if (!inner) return std::nullopt;
+    for (index_t e : node.child.extents())
+      if (e == 0) return std::nullopt;  // (the reduction writes the sum's zeros)
+    using D = typename contraction_of<C>::type;
+    using E = typename widened_contraction<D, Removed...>::type;
+    const E dot(inner->a, inner->b);
+    auto result = materialise_node(dot, ctx);
+    using K = typename Node::axes_type;
+    std::array<index_t, K::size> strides{};
+    [&]<class... Ax>(axes<Ax...>) {
+      strides = {result.view.strides()[index_of_v<Ax, typename E::axes_type>]...};
+    }(K{});
+    return leaf_for_t<Node>{{}, {result.view.data(), node.extents(), strides}, result.owner};
+  }
+}
+
 }  // namespace nax::detail::host
