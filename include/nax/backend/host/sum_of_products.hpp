@@ -93,12 +93,23 @@ constexpr bool is_matrix_product() {
   }
 }
 
+// The sum node's value: the contraction dot materialised, read in the sum's axis order by name.
+template <class Node, class D>
+leaf_for_t<Node> contraction_as_sum(const Node& node, const D& dot, context& ctx) {
+  auto result = materialise_node(dot, ctx);
+  using K = typename Node::axes_type;
+  std::array<index_t, K::size> strides{};
+  [&]<class... Ax>(axes<Ax...>) {
+    strides = {result.view.strides()[index_of_v<Ax, typename D::axes_type>]...};
+  }(K{});
+  return leaf_for_t<Node>{{}, {result.view.data(), node.extents(), strides}, result.owner};
+}
+
 // node (a sum) computed as the contraction of its factors, when it is one (is_matrix_product)
 // and no extent is 0; std::nullopt sends it to the reduction.
 template <class Op, class C, class... Removed>
 std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_contraction(const Reduce<Op, C, Removed...>& node,
                                                                          context& ctx) {
-  using Node = Reduce<Op, C, Removed...>;
   if constexpr (!is_matrix_product<Op, C, Removed...>()) {
     return std::nullopt;
   } else {
@@ -111,15 +122,7 @@ std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_contraction(const Re
     const auto* y = unbroadcast<std::remove_cvref_t<decltype(get<1>(product->children))>>::peel(get<1>(product->children));
     if (!x || !y) return std::nullopt;
     using D = Contract<factor_t<P, 0>, factor_t<P, 1>, Removed...>;
-    const D dot(*x, *y);
-    auto result = materialise_node(dot, ctx);
-    // The contraction's result in the sum's axis order, by name.
-    using K = typename Node::axes_type;
-    std::array<index_t, K::size> strides{};
-    [&]<class... Ax>(axes<Ax...>) {
-      strides = {result.view.strides()[index_of_v<Ax, typename D::axes_type>]...};
-    }(K{});
-    return leaf_for_t<Node>{{}, {result.view.data(), node.extents(), strides}, result.owner};
+    return contraction_as_sum(node, D(*x, *y), ctx);
   }
 }
 
@@ -173,7 +176,6 @@ constexpr bool is_sum_of_contraction() {
 template <class Op, class C, class... Removed>
 std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_wider_contraction(const Reduce<Op, C, Removed...>& node,
                                                                                context& ctx) {
-  using Node = Reduce<Op, C, Removed...>;
   if constexpr (!is_sum_of_contraction<Op, C, Removed...>()) {
     return std::nullopt;
   } else {
@@ -183,14 +185,7 @@ std::optional<leaf_for_t<Reduce<Op, C, Removed...>>> sum_as_wider_contraction(co
       if (e == 0) return std::nullopt;  // (the reduction writes the sum's zeros)
     using D = typename contraction_of<C>::type;
     using E = typename widened_contraction<D, Removed...>::type;
-    const E dot(inner->a, inner->b);
-    auto result = materialise_node(dot, ctx);
-    using K = typename Node::axes_type;
-    std::array<index_t, K::size> strides{};
-    [&]<class... Ax>(axes<Ax...>) {
-      strides = {result.view.strides()[index_of_v<Ax, typename E::axes_type>]...};
-    }(K{});
-    return leaf_for_t<Node>{{}, {result.view.data(), node.extents(), strides}, result.owner};
+    return contraction_as_sum(node, E(inner->a, inner->b), ctx);
   }
 }
 
