@@ -1,8 +1,8 @@
 // expect: Array element types are arithmetic types
 // expect: Array<std::(__cxx11::)?basic_string<char
 // An array of a non-arithmetic element type.
-#include <string>
 #include <nax/nax.hpp>
+#include <string>
 
 NAX_AXIS(batch);
 NAX_AXIS(in);

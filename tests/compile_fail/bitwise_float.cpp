@@ -1,8 +1,8 @@
 // expect: nax: bitwise operations .* take integer or bool elements, and an operand's element type \(Ts\) is floating point
 // expect: require_integer_elements<float, int>
 // Bits of floats: jnp.bitwise_and refuses floating arrays too; compare or cast first.
-#include <cstdint>
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(row);
 

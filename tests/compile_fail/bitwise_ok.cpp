@@ -2,10 +2,10 @@
 // The control of the bitwise checks (expr/bitwise.hpp): each function and operator on integer
 // and bool elements, mixed types and C++ numbers, inside vmap and beside a grad, compiles; and
 // printing an array still picks print.hpp's operator<< over the shift.
-#include <cstdint>
-#include <sstream>
 
 #include <nax/nax.hpp>
+#include <cstdint>
+#include <sstream>
 
 NAX_AXIS(row);
 NAX_AXIS(col);

@@ -1,8 +1,8 @@
 // expect: nax: bitwise operations .* take integer or bool elements
 // expect: require_integer_elements<int, double>
 // A shift by a floating number (operator<<): jnp.left_shift refuses it; use an integer amount.
-#include <cstdint>
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(row);
 

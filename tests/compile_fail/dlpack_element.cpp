@@ -1,8 +1,8 @@
 // expect: DLPack: the element type T has no DLPack data type here; use bool, an integer type, float or double
 // expect: require_dlpack_element<long double>
 // from_dlpack of long double (DLPack has no portable code for it).
-#include <nax/io.hpp>
 #include <nax/nax.hpp>
+#include <nax/io.hpp>
 
 NAX_AXIS(i);
 

@@ -1,8 +1,8 @@
 // expect: to_dlpack takes a nax::Array \(A is not one\): evaluate an expression first, nax::eval\(e\)
 // expect: require_dlpack_array<
 // to_dlpack of a lazy expression (it owns no memory to hand over).
-#include <nax/io.hpp>
 #include <nax/nax.hpp>
+#include <nax/io.hpp>
 
 NAX_AXIS(i);
 

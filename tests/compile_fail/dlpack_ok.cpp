@@ -2,8 +2,8 @@
 // The control of dlpack_lvalue, dlpack_expression and dlpack_element: a moved Array and an
 // evaluated expression handed over, legacy and versioned, and taken back as double, const
 // double and bool.
-#include <nax/io.hpp>
 #include <nax/nax.hpp>
+#include <nax/io.hpp>
 
 NAX_AXIS(i);
 NAX_AXIS(j);

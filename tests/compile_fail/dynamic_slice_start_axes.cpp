@@ -1,8 +1,8 @@
 // expect: nax: dynamic_slice and dynamic_update_slice take a start with no axes of its own
 // a start that varies over an axis of its own (one start per row: use vmap over the rows).
-#include <cstdint>
 
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(row);
 NAX_AXIS(col);

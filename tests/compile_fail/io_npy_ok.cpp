@@ -1,8 +1,8 @@
 // expect-compile
 // The control of io_npy_element: save_npy and load_npy of the element types .npy holds.
-#include <cstdint>
 
 #include <nax/nax.hpp>
+#include <cstdint>
 #include <nax/io.hpp>
 
 NAX_AXIS(in);

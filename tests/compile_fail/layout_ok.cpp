@@ -1,9 +1,9 @@
 // expect-compile
 // The control of the layout, creation and reduction compositions' checks: each builder used as
 // documented compiles (gather_layouts.hpp, creation.hpp, reduce_compositions.hpp).
-#include <cstdint>
 
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(row);
 NAX_AXIS(col);

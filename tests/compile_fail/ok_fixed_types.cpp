@@ -1,9 +1,9 @@
 // expect-compile
 // Control: the element-type errors fixed the way their messages say (nax::cast<T>), and the
 // conversions that are allowed without a cast.
-#include <cstdint>
 
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(batch);
 NAX_AXIS(in);

@@ -1,5 +1,6 @@
 // expect-compile
 // Control for the mesh compile-fail snippets: the same calls, spelled correctly.
+#include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/mesh/mesh.hpp>
 
 NAX_AXIS(data);

@@ -2,6 +2,7 @@
 // The control of the optim_* snippets: their fixed versions (matching trees and state, a mask
 // per leaf, params given, a number and a schedule as learning rates), a chain in a chain, and
 // update(grads, state) for a transform that reads no params.
+#include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/optim.hpp>
 NAX_AXIS(a);
 NAX_AXIS(b);

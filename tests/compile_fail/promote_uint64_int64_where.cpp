@@ -1,8 +1,8 @@
 // expect: no promotion is defined between these element types
 // expect: require_promotable<(long unsigned int|unsigned long), long( int)?>
 // where() with uint64 and int64 branches: no exact common element type, as for u + s.
-#include <cstdint>
 #include <nax/nax.hpp>
+#include <cstdint>
 
 NAX_AXIS(batch);
 NAX_AXIS(in);

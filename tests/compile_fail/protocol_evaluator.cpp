@@ -1,9 +1,9 @@
 // expect: evaluator<Ev>
 // expect: fold
 // An evaluator without fold: the loops that merge axes refuse it by the concept's name.
-#include <array>
 
 #include <nax/nax.hpp>
+#include <array>
 
 struct no_fold_eval {
   using value_type = float;

@@ -1,9 +1,9 @@
 // expect-compile
 // The control for protocol_*.cpp: nax's own reductions, evaluators and host space model the
 // concepts that those snippets break.
-#include <array>
 
 #include <nax/nax.hpp>
+#include <array>
 
 NAX_AXIS(i);
 NAX_AXIS(j);

@@ -1,9 +1,9 @@
 // expect-compile
 // Control for tree_cast_node_size and tree_cast_vector: a tuple of the struct's size, and a
 // std::vector of tuples, cast back to the declared types.
-#include <vector>
 
 #include <nax/nax.hpp>
+#include <vector>
 
 NAX_AXIS(a);
 

@@ -1,9 +1,9 @@
 // expect: nax: tree_cast: Like has a std::vector where Tree has none
 // tree_cast to a std::vector of arrays from a std::array of them.
-#include <array>
-#include <vector>
 
 #include <nax/nax.hpp>
+#include <array>
+#include <vector>
 
 NAX_AXIS(a);
 

@@ -16,11 +16,15 @@ struct pack_slot {
   T value;
 };
 
+// An aggregate, without constructors: at -O0 a constructor is one more emitted function per
+// node type, and so is each level of bases (its implicit copy, move and destructor), so the
+// slots are the only bases. Built with braces per slot: pack<A, B>{{a}, {b}}.
 template <class Is, class... Ts>
-struct pack_base;
+struct pack_impl;
 
 template <std::size_t... Is, class... Ts>
-struct pack_base<std::index_sequence<Is...>, Ts...> : pack_slot<Is, Ts>... {
+struct pack_impl<std::index_sequence<Is...>, Ts...> : pack_slot<Is, Ts>... {
+  static constexpr std::size_t size = sizeof...(Ts);
   // f(children...), left to right.
   template <class F>
   constexpr decltype(auto) apply(F&& f) const {
@@ -32,12 +36,8 @@ struct pack_base<std::index_sequence<Is...>, Ts...> : pack_slot<Is, Ts>... {
   }
 };
 
-// An aggregate, without constructors: at -O0 a constructor is one more emitted function per
-// node type. Built with all braces: pack<A, B>{{{a}, {b}}} (pack, its base, each slot).
 template <class... Ts>
-struct pack : pack_base<std::index_sequence_for<Ts...>, Ts...> {
-  static constexpr std::size_t size = sizeof...(Ts);
-};
+using pack = pack_impl<std::index_sequence_for<Ts...>, Ts...>;
 
 // The I-th child (the slot's type is deduced from the base class).
 template <std::size_t I, class T>

@@ -50,7 +50,7 @@ struct Map : node_interface<Map<F, Cs...>> {
   pack<Cs...> children;
   std::array<index_t, rank> extents_{};
 
-  explicit Map(Cs... cs) : children{{{std::move(cs)}...}} {
+  explicit Map(Cs... cs) : children{{std::move(cs)}...} {
     if constexpr (rank > 0) {
       std::array<int, rank> first_operand;
       first_operand.fill(-1);

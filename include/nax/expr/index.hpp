@@ -212,7 +212,7 @@ struct Scatter : node_interface<Scatter<Op, X, I, U, A>> {
   std::array<index_t, rank> extents_{};
   std::uint64_t id = next_node_id();
 
-  Scatter(X x, I idx, U updates, index_mode m) : children{{{std::move(x)}, {std::move(idx)}, {std::move(updates)}}}, mode(m) {
+  Scatter(X x, I idx, U updates, index_mode m) : children{{std::move(x)}, {std::move(idx)}, {std::move(updates)}}, mode(m) {
     const auto& xs = get<0>(children);
     const auto& is = get<1>(children);
     const auto& us = get<2>(children);

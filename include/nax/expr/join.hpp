@@ -64,7 +64,7 @@ struct Join : node_interface<Join<Axis, IsStack, Cs...>> {
   std::array<index_t, rank> extents_{};
   std::uint64_t id = next_node_id();
 
-  explicit Join(Cs... cs) : children{{{std::move(cs)}...}} {
+  explicit Join(Cs... cs) : children{{std::move(cs)}...} {
     const auto& first = get<0>(children);
     using Others = difference_t<typename first_type::axes_type, axes<Axis>>;
     index_t joined = 0;

@@ -22,6 +22,9 @@ struct is_stop_gradient : std::false_type {};
 template <class C>
 struct is_stop_gradient<Map<fn::stop_gradient, C>> : std::true_type {};
 
+template <bool ThroughStops, std::size_t... Is, class... Cs, class F>
+void visit_children_leaves(const pack_impl<std::index_sequence<Is...>, Cs...>& children, F& f);
+
 // Calls f on every leaf of e. Below stop_gradient only when ThroughStops: what a backward
 // pass reads includes those leaves, what e depends on does not.
 template <bool ThroughStops, class E, class F>
@@ -31,7 +34,7 @@ void visit_expression_leaves(const E& e, F& f) {
   } else if constexpr (!ThroughStops && is_stop_gradient<E>::value) {
     return;
   } else if constexpr (requires { e.children; }) {
-    e.children.apply([&](const auto&... c) { (visit_expression_leaves<ThroughStops>(c, f), ...); });
+    visit_children_leaves<ThroughStops>(e.children, f);
   } else if constexpr (requires { e.a; e.b; }) {
     visit_expression_leaves<ThroughStops>(e.a, f);
     visit_expression_leaves<ThroughStops>(e.b, f);
@@ -40,6 +43,12 @@ void visit_expression_leaves(const E& e, F& f) {
   } else if constexpr (requires { e.seed; }) {
     visit_expression_leaves<ThroughStops>(e.seed, f);
   }
+}
+
+// A node's children, each visited (one function per pack: pack::apply and a lambda would be two).
+template <bool ThroughStops, std::size_t... Is, class... Cs, class F>
+void visit_children_leaves(const pack_impl<std::index_sequence<Is...>, Cs...>& children, F& f) {
+  (visit_expression_leaves<ThroughStops>(static_cast<const pack_slot<Is, Cs>&>(children).value, f), ...);
 }
 
 // The bytes [first, last) a strided view spans ({null, null} when it is empty).

@@ -54,6 +54,22 @@ template <class F, class S, class... Gs>
 inline constexpr bool is_generate_v<Generate<F, S, Gs...>> = true;
 
 template <class InnerAxes, std::size_t N, class Node, class Context>
+auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Context& ctx);
+
+// A Map's evaluator: its children lowered, each with the placement restricted to its axes. One
+// function per Map type (pack::apply with lambdas would be three at -O0).
+template <class InnerAxes, class F, class NA, std::size_t N, std::size_t... Is, class... Cs, class Context>
+auto lower_map_children(const pack_impl<std::index_sequence<Is...>, Cs...>& children,
+                        const placement<NA::size, N>& p, Context& ctx) {
+  using Ev = map_eval<F, std::index_sequence<Is...>,
+                      decltype(lower<intersection_t<InnerAxes, typename Cs::axes_type>>(
+                          std::declval<const Cs&>(), restrict_placement<typename Cs::axes_type, NA>(p), ctx))...>;
+  return Ev{{{lower<intersection_t<InnerAxes, typename Cs::axes_type>>(
+      static_cast<const pack_slot<Is, Cs>&>(children).value, restrict_placement<typename Cs::axes_type, NA>(p),
+      ctx)}...}};
+}
+
+template <class InnerAxes, std::size_t N, class Node, class Context>
 auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Context& ctx) {
   using NA = typename Node::axes_type;
   constexpr bool depends_inner = intersection_t<InnerAxes, NA>::size > 0;
@@ -82,15 +98,7 @@ auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Conte
     return index_eval<typename Node::value_type, N, depends_inner>{p.offset[0], p.coef[0]};
   } else if constexpr (is_map_v<Node>) {
     using F = decltype(map_functor(static_cast<const Node*>(nullptr)));
-    auto lower_child = [&](const auto& c) {
-      using CA = typename std::remove_cvref_t<decltype(c)>::axes_type;
-      return lower<intersection_t<InnerAxes, CA>>(c, restrict_placement<CA, NA>(p), ctx);
-    };
-    return node.children.apply(
-        [&](const auto&... c) {
-          using Ev = map_eval<F, std::index_sequence_for<decltype(c)...>, decltype(lower_child(c))...>;
-          return Ev{{{{lower_child(c)}...}}};
-        });
+    return lower_map_children<InnerAxes, F, NA>(node.children, p, ctx);
   } else if constexpr (is_generate_v<Node>) {
     using G = typename Node::generated_axes;
     using SA = typename Node::seed_type::axes_type;

@@ -224,7 +224,7 @@ void fused_assign(std::tuple<Ds&...> dests, const Es&... es) {
     using Sides = std::tuple<std::tuple_element_t<K, decltype(lowered)>...>;
     using Streams = std::tuple<decltype(make_stream(std::get<K>(dests)))...>;
     return multi_eval<Main, Sides, Streams>{
-        std::get<0>(lowered), {{{std::get<K>(lowered)}...}}, {{{make_stream(std::get<K>(dests))}...}}};
+        std::get<0>(lowered), {{std::get<K>(lowered)}...}, {{make_stream(std::get<K>(dests))}...}};
   }(std::index_sequence_for<Es...>{});
 
   // Each output against every input: the same element, or no shared memory.
