@@ -90,26 +90,23 @@ class leaf_gatherer {
   template <class Ev>
   leaf_gatherer(Ev& local, index_t columns) {
     std::size_t bytes = 0;
+    // One visit (at -O0 each visit is one more visit_leaves per evaluator type): it records how
+    // to point each leaf at its buffer, done once the buffer is allocated.
     local.visit_leaves([&](auto& own) {
-      const auto& leaf = own;
-      if (leaf.unit_inner()) return;
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(leaf.data)>>;
+      if (own.unit_inner()) return;
+      using Own = std::remove_cvref_t<decltype(own)>;
+      using T = std::remove_cv_t<std::remove_pointer_t<decltype(own.data)>>;
       static_assert(sizeof(T) == 1 || sizeof(T) == 2 || sizeof(T) == 4 || sizeof(T) == 8 || sizeof(T) == 16);
-      const index_t stride = last_stride(leaf);
+      const index_t stride = last_stride(own);
       const index_t stride_bytes = (stride < 0 ? -stride : stride) * static_cast<index_t>(sizeof(T));
       if (stride_bytes >= cache_line_bytes) jumps_lines_ = true;
-      sources_.push_back({reinterpret_cast<const std::byte*>(leaf.data), &own.row, stride, bytes, sizeof(T)});
+      sources_.push_back({reinterpret_cast<const std::byte*>(own.data), &own.row, stride, bytes, sizeof(T),
+                          static_cast<void*>(&own), &point_at_buffer<Own>});
       bytes += (static_cast<std::size_t>(columns) * sizeof(T) + 63) / 64 * 64;
     });
     if (sources_.empty()) return;
     buffer_.reset(static_cast<std::byte*>(::operator new(bytes, std::align_val_t{64})));
-    local.visit_leaves([&](auto& own) {
-      if (own.unit_inner()) return;
-      using T = std::remove_cv_t<std::remove_pointer_t<decltype(own.data)>>;
-      for (const source& s : sources_)
-        if (s.row == &own.row) own.data = reinterpret_cast<const T*>(buffer_.get() + s.offset);
-      if constexpr (std::tuple_size_v<decltype(own.stride)> > 0) own.stride.back() = 1;
-    });
+    for (const source& s : sources_) s.point_at(s.leaf, buffer_.get() + s.offset);
   }
   // Whether some leaf needed a buffer, and whether one jumps a cache line per element.
   bool any() const { return !sources_.empty(); }
@@ -140,7 +137,16 @@ class leaf_gatherer {
     index_t stride;         // its innermost stride, in elements
     std::size_t offset;     // of its buffer, in bytes
     std::size_t element_bytes;
+    void* leaf;                                    // the leaf itself, and how to point it at
+    void (*point_at)(void*, const std::byte*);     // its buffer, read at unit stride
   };
+  template <class Leaf>
+  static void point_at_buffer(void* leaf, const std::byte* buffer) {
+    auto& own = *static_cast<Leaf*>(leaf);
+    using T = std::remove_cv_t<std::remove_pointer_t<decltype(own.data)>>;
+    own.data = reinterpret_cast<const T*>(buffer);
+    if constexpr (std::tuple_size_v<decltype(own.stride)> > 0) own.stride.back() = 1;
+  }
   struct release {
     void operator()(std::byte* p) const { ::operator delete(p, std::align_val_t{64}); }
   };
