@@ -56,14 +56,17 @@ inline constexpr bool is_generate_v<Generate<F, S, Gs...>> = true;
 template <class InnerAxes, std::size_t N, class Node, class Context>
 auto lower(const Node& node, const placement<Node::axes_type::size, N>& p, Context& ctx);
 
+// The evaluator lower() makes of child C of a node (placement restricted to C's axes).
+template <class InnerAxes, std::size_t N, class C, class Context>
+using lowered_child_t = decltype(lower<intersection_t<InnerAxes, typename C::axes_type>>(
+    std::declval<const C&>(), std::declval<const placement<C::axes_type::size, N>&>(), std::declval<Context&>()));
+
 // A Map's evaluator: its children lowered, each with the placement restricted to its axes. One
 // function per Map type (pack::apply with lambdas would be three at -O0).
 template <class InnerAxes, class F, class NA, std::size_t N, std::size_t... Is, class... Cs, class Context>
 auto lower_map_children(const pack_impl<std::index_sequence<Is...>, Cs...>& children,
                         const placement<NA::size, N>& p, Context& ctx) {
-  using Ev = map_eval<F, std::index_sequence<Is...>,
-                      decltype(lower<intersection_t<InnerAxes, typename Cs::axes_type>>(
-                          std::declval<const Cs&>(), restrict_placement<typename Cs::axes_type, NA>(p), ctx))...>;
+  using Ev = map_eval<F, std::index_sequence<Is...>, lowered_child_t<InnerAxes, N, Cs, Context>...>;
   return Ev{{{lower<intersection_t<InnerAxes, typename Cs::axes_type>>(
       static_cast<const pack_slot<Is, Cs>&>(children).value, restrict_placement<typename Cs::axes_type, NA>(p),
       ctx)}...}};
