@@ -74,7 +74,9 @@ double hand_loop(const nax::Array<std::uint64_t, batch>& keys) {
   double sum = 0;
 #pragma omp parallel for reduction(+ : sum) schedule(static)
   for (index_t b = 0; b < n_batches; ++b) {
-    const auto [key_x, key_y] = nr::split(nr::wrap_key_data(key_data[b]));
+    // (not a structured binding: clang 16 crashes on one used inside an omp simd loop)
+    const auto keys_xy = nr::split(nr::wrap_key_data(key_data[b]));
+    const auto key_x = std::get<0>(keys_xy), key_y = std::get<1>(keys_xy);
     int inside = 0;
 #pragma omp simd reduction(+ : inside)
     for (std::uint32_t i = 0; i < static_cast<std::uint32_t>(n_samples); ++i) {

@@ -198,7 +198,8 @@ TEST_CASE("hessian: against central differences of grad, on rank 1 and 2, with a
     };
     check_hessian(mlp, nax_test::random_array<double, in>(rng, {n}));
   }
-  for (auto [nb, ni] : {std::pair<index_t, index_t>{2, 3}, {1, 4}, {3, 1}}) {
+  for (auto extents : {std::pair<index_t, index_t>{2, 3}, {1, 4}, {3, 1}}) {
+    const index_t nb = extents.first, ni = extents.second;  // (clang 16 cannot capture a structured binding under -fopenmp)
     INFO("batch " << nb << ", in " << ni);
     auto f = [](const auto& x) {
       return nax::sum(nax::log(nax::sum<in>(nax::exp(x)))) + nax::max(nax::square(x)) * 0.5 + nax::prod(x + 2.0);

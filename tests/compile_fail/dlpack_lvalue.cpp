@@ -1,5 +1,5 @@
 // expect: to_dlpack\(a\) hands a's memory to the consumer, which frees it: pass std::move\(a\)
-// expect: require_moved_array<nax::Array<double, [^>]*>&>
+// expect: require_moved_array<nax::Array<double, [^>]*> ?&>
 // to_dlpack of an array nax still owns (the consumer's deleter would free it under nax).
 #include <nax/nax.hpp>
 #include <nax/io.hpp>

@@ -1,5 +1,5 @@
 // expect: nax::io::load_tree fills the leaves of a tree of nax::Arrays, GlobalArrays and numbers; Leaf is none
-// expect: require_loadable_leaf<nax::ArrayView<float, in> >
+// expect: require_loadable_leaf<nax::ArrayView<float, in> ?>
 // A view cannot take a loaded array's extents and storage.
 #include <nax/nax.hpp>
 #include <nax/io.hpp>

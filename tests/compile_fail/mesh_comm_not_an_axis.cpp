@@ -1,5 +1,5 @@
 // expect: not a mesh axis: the mesh has no axis of this name
-// expect: require_mesh_axis<batch, nax::axes<data, model> >
+// expect: require_mesh_axis<batch, nax::axes<data, model> ?>
 // A communicator over a name that is not a mesh axis (a logical axis, say).
 #include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/mesh/mesh.hpp>

@@ -1,5 +1,5 @@
 // expect: duplicate mesh axis name: a Mesh names the same axis twice
-// expect: require_unique_mesh_axes<nax::axes<data, data> >
+// expect: require_unique_mesh_axes<nax::axes<data, data> ?>
 // A mesh naming the same axis twice.
 #include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/mesh/mesh.hpp>

@@ -1,5 +1,5 @@
 // expect: not a mesh axis: the mesh has no axis of this name
-// expect: require_mesh_axis<model, nax::axes<data> >
+// expect: require_mesh_axis<model, nax::axes<data> ?>
 // Asking a mesh for the size of an axis it does not have.
 #include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/mesh/mesh.hpp>

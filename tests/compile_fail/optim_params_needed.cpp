@@ -1,5 +1,5 @@
 // expect: nax: optim: this transform \(Transform\) reads the parameters
-// expect: require_params_given<nax::optim::chain_t<nax::optim::scale_by_adam, nax::optim::add_decayed_weights<double, nax::optim::all_leaves>, nax::optim::scale> >
+// expect: require_params_given<nax::optim::chain_t<nax::optim::scale_by_adam, nax::optim::add_decayed_weights<(double, nax::optim::all_leaves)?>, nax::optim::scale> ?>
 // adamw's decoupled weight decay needs params: update(grads, state) does not give them.
 #include <nax/nax.hpp>  // first: the snippets share its precompiled header
 #include <nax/optim.hpp>

@@ -1,4 +1,4 @@
-// expect: evaluator<Ev>
+// expect: (evaluator<Ev>|does not satisfy 'evaluator')
 // expect: fold
 // An evaluator without fold: the loops that merge axes refuse it by the concept's name.
 

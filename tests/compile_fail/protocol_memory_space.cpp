@@ -1,4 +1,4 @@
-// expect: memory_space<S>
+// expect: (memory_space<S>|does not satisfy 'memory_space')
 // expect: S::read\(out, ctx\)
 // A memory space that lacks read (host_space with it taken away): the alias that every space
 // lookup goes through refuses it by the concept's name.

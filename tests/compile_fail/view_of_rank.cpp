@@ -1,5 +1,5 @@
 // expect: nax: view_of<Axes\.\.\.>\(m\): give one axis name per index of m; m has Rank indices
-// expect: require_foreign_rank<2, nax::axes<in> >
+// expect: require_foreign_rank<2, nax::axes<in> ?>
 // A rank-2 mdspan-like view given one axis name.
 #include <nax/nax.hpp>
 

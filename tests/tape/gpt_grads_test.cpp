@@ -11,7 +11,8 @@ TEST_CASE("gpt: step-0 gradients of every parameter against JAX (float64), on on
   auto x = conf::to_array<std::int32_t, batch, pos>(c.in[0]);
   auto y = conf::to_array<std::int32_t, batch, pos>(c.in[1]);
   auto params = init<double>(config, std::uint32_t(m.at("seed")));
-  for (auto [rows, columns] : {std::pair{1, 1}, std::pair{2, 2}}) {
+  for (auto shape : {std::pair{1, 1}, std::pair{2, 2}}) {
+    const int rows = shape.first, columns = shape.second;  // (clang 16 cannot capture a structured binding under -fopenmp)
     INFO("mesh " << rows << " x " << columns);
     auto [loss, g] = make_gradient_step(mesh_of(rows, columns))(params, x, y);
     CHECK(std::abs(loss - c.out[0].as_double(0)) <= 1e-12 * std::abs(c.out[0].as_double(0)));

@@ -187,7 +187,8 @@ TEST_CASE("tape: an evaluated tanh, exp, sigmoid or sqrt reads its own output in
   using renamed = decltype(nax::rename<hidden, in>(nax::tanh(std::declval<const nax::Array<double, batch, hidden>&>())));
   static_assert(nax::detail::ad::reads_own_output_v<renamed, double>);
   nax_test::random_source rng(1609);
-  for (auto [b, n] : {std::pair<index_t, index_t>{0, 3}, {1, 1}, {4, 0}, {3, 5}, {7, 2}}) {
+  for (auto extents : {std::pair<index_t, index_t>{0, 3}, {1, 1}, {4, 0}, {3, 5}, {7, 2}}) {
+    const index_t b = extents.first, n = extents.second;  // (clang 16 cannot capture a structured binding under -fopenmp)
     INFO("batch " << b << ", hidden " << n);
     auto x = nax_test::random_array<double, batch, in>(rng, {b, 3});
     auto w = nax_test::random_array<double, in, hidden>(rng, {3, n});

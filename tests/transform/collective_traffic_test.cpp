@@ -172,7 +172,7 @@ TEST_CASE("traffic_meter: each collective makes one call of its own kind and mov
     // Gradients take the same paths back: no all-gather, no all-reduce of a whole value.
     auto w = nax_test::random_array<float, batch, f>(rng, {members, nf}, -1.f, 1.f);
     meter.reset();
-    auto [g_permute, g_permute_before] = nax::xmap<nax::bind<batch, data>>(
+    auto grads = nax::xmap<nax::bind<batch, data>>(
         [&](const auto& v, const auto& wv) {
           auto loss = [&](auto permute) {
             return [&, permute](const auto& q) { return nax::psum<batch>(nax::sum(permute(q) * wv)); };
@@ -182,6 +182,8 @@ TEST_CASE("traffic_meter: each collective makes one call of its own kind and mov
               nax::grad(loss([&](const auto& q) { return gather_everything::ppermute<batch>(q, shift); }))(v));
         },
         mesh)(x, w);
+    const auto& g_permute = std::get<0>(grads);
+    const auto& g_permute_before = std::get<1>(grads);  // (clang 16 cannot capture a structured binding under -fopenmp)
     nax_test::check_all(g_permute, [&](const nax_test::index_map& idx) { return nax_test::at(g_permute_before, idx); },
                         0.0, 0.0);
     const std::uint64_t scalar_psum = 2 * (devices - 1) * sizeof(float) / devices;

@@ -130,7 +130,9 @@ TEST_CASE("GlobalArray: xmap reads shards whose sharding matches its bindings") 
     return nax::tuple(h, nax::psum<batch, hidden>(nax::sum(h)));
   };
   auto step = nax::xmap<nax::bind<batch, data>, nax::bind<hidden, model>>(layer, mesh);
-  auto [h_ref, total_ref] = step(x, w, b);
+  const auto reference = step(x, w, b);
+  const auto& h_ref = std::get<0>(reference);
+  const auto& total_ref = std::get<1>(reference);  // (clang 16 cannot capture a structured binding under -fopenmp)
 
   auto gx = nax::device_put<nax::shard<batch, data>>(mesh, x);
   auto gw = nax::device_put<nax::shard<hidden, model>>(mesh, w);

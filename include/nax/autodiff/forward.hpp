@@ -86,9 +86,11 @@ auto tangent_rule(const Map<F, Cs...>& m, const Env& env) {
       if constexpr (!std::is_floating_point_v<typename C::value_type>) {
         return std::tuple<>{};
       } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::bilinear && J == 0) {  // (operands in the node's order)
-        return std::tuple(make_map<F>(tangent(get<0>(m.children), env), get<1>(m.children)));
+        // (children named through J, so that the branch stays dependent: clang checks get<1> of a
+        // unary node otherwise, in the discarded branch)
+        return std::tuple(make_map<F>(tangent(get<J>(m.children), env), get<1 - J>(m.children)));
       } else if constexpr (fn::derivative_kind_v<F> == fn::derivative_kind::bilinear) {
-        return std::tuple(make_map<F>(get<0>(m.children), tangent(get<1>(m.children), env)));
+        return std::tuple(make_map<F>(get<J - 1>(m.children), tangent(get<J>(m.children), env)));
       } else {
         static_assert(require_derivative<F, J>::value);
         auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });

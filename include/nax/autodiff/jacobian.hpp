@@ -103,7 +103,10 @@ struct jacobian_of {
     using J = array_for_t<typename Y::value_type, concat_t<OutAxes, ArgAxes>>;
     constexpr std::size_t no = OutAxes::size, na = sizeof...(As);
     if constexpr (Reverse) {
-      auto [y, pullback] = nax::vjp(f)(x);
+      // (not a structured binding: clang 16 cannot capture one in a file compiled with -fopenmp)
+      auto y_and_pullback = nax::vjp(f)(x);
+      auto& y = std::get<0>(y_and_pullback);
+      auto& pullback = std::get<1>(y_and_pullback);
       std::array<index_t, no + na> ext{};
       for (std::size_t k = 0; k != no; ++k) ext[k] = y.extents()[k];
       for (std::size_t k = 0; k != na; ++k) ext[no + k] = x.extents()[k];

@@ -106,6 +106,24 @@ bool scatter_into_gradient(G& g, const Ct& ct, Ctx& ctx) {
   return false;
 }
 
+// Adds ct into var's gradient when the leaf l is a use of var. A function of its own, so that
+// the call below depends on the variable's type: clang instantiates the non-dependent
+// statements of a generic lambda's body with the enclosing function, discarded branches
+// included, and would build st.sink(ct) for every variable type.
+template <class Space, class L, class V, class Ct, class St>
+void add_to_gradient(const L& l, V& var, const Ct& ct, St& st, bool& matched) {
+  using T = typename L::value_type;
+  if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
+    matched = true;
+    auto& g = *var.grad;
+    if constexpr (std::is_same_v<decltype(st.sink), no_sink>)
+      if (scatter_into_gradient<Space>(g, ct, st.ctx)) return;
+    Space::assign(Space::writable(g),
+                  make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)), st.ctx);
+    if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
+  }
+}
+
 // A leaf (of either memory space): adds the cotangent into the gradient of each variable
 // it is a use of; else, when f recorded evaluations, into the tracked buffer it is (tape.hpp).
 template <leaf_node L, class Ct, class St>
@@ -115,17 +133,8 @@ void rule(const L& l, const Ct& ct, St& st) {
   bool matched = false;
   [[maybe_unused]] auto add = [&](auto& var) {  // (unused when the only variables are the tape's)
     using V = std::remove_cvref_t<decltype(var)>;
-    if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>) {
-      if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
-        matched = true;
-        auto& g = *var.grad;
-        if constexpr (std::is_same_v<decltype(st.sink), no_sink>)
-          if (scatter_into_gradient<Space>(g, ct, st.ctx)) return;
-        Space::assign(Space::writable(g),
-                      make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)), st.ctx);
-        if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
-      }
-    }
+    if constexpr (std::is_same_v<typename V::value_type, T> && std::is_same_v<typename V::var_axes, typename L::axes_type>)
+      add_to_gradient<Space>(l, var, ct, st, matched);
   };
   std::apply([&](auto&... v) { (add(v), ...); }, st.vars);
   if (!matched && st.record) st.record->template accumulate<Space>(l, ct, st.ctx);

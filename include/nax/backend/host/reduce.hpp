@@ -193,7 +193,10 @@ bool assign_reduce(const ArrayView<T, As...>& out, const Reduce<Op, C, Removed..
     return false;
   } else {
     if (active_tape || out.strides() != row_major_strides(out.extents())) return false;
-    const auto [out_lo, out_hi] = byte_range(out);
+    // (not a structured binding: clang 16 cannot capture one in a file compiled with -fopenmp)
+    const auto out_range = byte_range(out);
+    const char* const out_lo = out_range.first;
+    const char* const out_hi = out_range.second;
     bool apart = true;
     auto check = [&](const auto& leaf) {
       const auto [lo, hi] = byte_range(leaf.view);
