@@ -2,7 +2,8 @@
 # Installs, with apt-get, the Debian/Ubuntu packages nax's build, tests, examples and benchmarks
 # need, when any of them is missing (nothing is done when all are there). Used by the README's
 # two commands and by .ci/run. --always: apt-get update and install them all whatever is there
-# (CI on a fresh machine). Runs apt-get through sudo unless already root.
+# (CI on a fresh machine). Runs apt-get through sudo unless already root. Also clang-16 and
+# libomp-16-dev, for the test preset, where the distribution has them (below).
 set -euo pipefail
 
 packages=(cmake ninja-build g++
@@ -16,7 +17,7 @@ packages=(cmake ninja-build g++
 clang_packages=(clang-16 libomp-16-dev)
 installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 clang_available() {
-  [ "$(apt-cache policy "${clang_packages[@]}" 2>/dev/null | grep -c "Candidate: [0-9]")" = 2 ]
+  [ "$(LC_ALL=C apt-cache policy "${clang_packages[@]}" 2>/dev/null | grep -c "Candidate: [0-9]")" = 2 ]
 }
 
 missing=()
