@@ -219,3 +219,67 @@ TEST_CASE("x = std::move(x) * 2: the expression owns x's old storage") {
   CHECK(x.extents() == std::array<index_t, 2>{2, 2});
   CHECK(std::vector<float>(x.begin(), x.end()) == std::vector<float>{2.f, 4.f, 6.f, 8.f});
 }
+
+// The contiguous pass (lower/contiguous.hpp): arrays laid out as the destination are read as
+// one run. It must give what plain loops give, and step aside (to the general pass) for a
+// strided destination or leaf, and for contiguous views of x that overlap the destination at
+// other elements.
+TEST_CASE("contiguous operands: one run over the destination, as plain loops, on random extents") {
+  nax_test::random_source rng(49);
+  for (int trial = 0; trial < 40; ++trial) {
+    auto sizes = rng.sizes({"i", "j", "k"}, 7);
+    if (trial % 10 == 9) sizes["j"] = 40000 + rng.integer(0, 99);  // the parallel run
+    if (trial % 10 == 9) sizes["i"] = rng.integer(1, 2), sizes["k"] = 1;
+    auto a = nax_test::random_array_of<float, nax::axes<i, j, k>>(rng, sizes);
+    auto b = nax_test::random_array_of<double, nax::axes<i, j, k>>(rng, sizes);
+    auto c = nax_test::random_array_of<std::int32_t, nax::axes<i, j, k>>(rng, sizes, -9, 9);
+    auto expected = [&](const index_map& idx) {
+      return static_cast<double>(at(a, idx)) * at(b, idx) + 2.0 * at(c, idx) - 0.5;
+    };
+    nax::Array<double, i, j, k> out = a * b + 2 * c - 0.5;
+    CHECK(nax_test::check_all(out, expected));
+    // Into a destination with a gap after each row (not contiguous): the general pass.
+    const index_t ni = sizes["i"], nj = sizes["j"], nk = sizes["k"];
+    std::vector<double> padded(static_cast<std::size_t>(ni * nj * (nk + 1)) + 1, -7.0);
+    nax::ArrayView<double, i, j, k> strided(padded.data(), {ni, nj, nk}, {nj * (nk + 1), nk + 1, 1});
+    strided.assign(a * b + 2 * c - 0.5);
+    CHECK(nax_test::check_all(strided, expected));
+    std::size_t gaps_kept = 0;
+    for (index_t r = 0; r < ni * nj; ++r) gaps_kept += padded[static_cast<std::size_t>(r * (nk + 1) + nk)] == -7.0;
+    CHECK(gaps_kept == static_cast<std::size_t>(ni * nj));
+    // A leaf whose size-1 axes have strides of no meaning is still contiguous; a transposed
+    // leaf is not: both must read the right elements.
+    nax::ArrayView<const float, i, j, k> odd(a.data(), {ni, nj, nk},
+                                             {ni == 1 ? 12345 : nj * nk, nj == 1 ? -3 : nk, nk == 1 ? 99 : 1});
+    nax::Array<double, i, j, k> from_odd = odd * b;
+    CHECK(nax_test::check_all(from_odd, [&](const index_map& idx) { return static_cast<double>(at(a, idx)) * at(b, idx); }));
+    nax::Array<float, k, j, i> t = nax::transpose<k, j, i>(a);
+    nax::Array<double, i, j, k> from_t = t * b;
+    CHECK(nax_test::check_all(from_t, [&](const index_map& idx) { return static_cast<double>(at(a, idx)) * at(b, idx); }));
+  }
+}
+
+TEST_CASE("contiguous views of x shifted by s elements, assigned into x, equal going through a temporary") {
+  nax_test::random_source rng(50);
+  for (int trial = 0; trial < 30; ++trial) {
+    const index_t n = trial % 6 == 5 ? 40000 + rng.integer(0, 99) : rng.integer(2, 40);
+    const index_t s = rng.integer(1, n - 1), m = n - s;
+    auto x = nax_test::random_array<float, i>(rng, {n});
+    const std::vector<float> old(x.begin(), x.end());
+    // x[s:] = 2 * x[:m] + x[s:] (reads behind the write), then x[:m] = x[s:] - 1 (ahead of it),
+    // each as one contiguous view of x overlapping the destination by m - s elements or more.
+    nax::ArrayView<float, i> back(x.data(), {m}), front(x.data() + s, {m});
+    front.assign(2.f * back + front);
+    std::vector<float> want = old;
+    for (index_t t = 0; t < m; ++t) want[std::size_t(s + t)] = 2.f * old[std::size_t(t)] + old[std::size_t(s + t)];
+    std::size_t bad = 0;
+    for (index_t t = 0; t < n; ++t) bad += x.data()[t] != want[std::size_t(t)];
+    CHECK_MESSAGE(bad == 0, "n = ", n, ", s = ", s);
+    const std::vector<float> now(x.begin(), x.end());
+    back.assign(front - 1.f);
+    for (index_t t = 0; t < m; ++t) want[std::size_t(t)] = now[std::size_t(s + t)] - 1.f;
+    bad = 0;
+    for (index_t t = 0; t < n; ++t) bad += x.data()[t] != want[std::size_t(t)];
+    CHECK_MESSAGE(bad == 0, "n = ", n, ", s = ", s);
+  }
+}

@@ -39,6 +39,9 @@ inline constexpr auto axis_positions_v = []<class... Ax>(axes<Ax...>) {
   return std::array<std::size_t, sizeof...(Ax)>{index_of_v<Ax, To>...};
 }(From{});
 
+struct map_operands_t {};
+inline constexpr map_operands_t map_operands{};
+
 template <class F, class... Cs>
 struct Map : node_interface<Map<F, Cs...>> {
   using axes_type = union_t<typename Cs::axes_type...>;
@@ -50,7 +53,11 @@ struct Map : node_interface<Map<F, Cs...>> {
   pack<Cs...> children;
   std::array<index_t, rank> extents_{};
 
-  explicit Map(Cs... cs) : children{{std::move(cs)}...} {
+  explicit Map(Cs... cs) : Map(map_operands, std::move(cs)...) {}
+  // Each child made in place from the operand make_map was given (as_expr's result initialises
+  // it directly: the subtree below an expression is moved once, an array's leaf never).
+  template <class... Xs>
+  Map(map_operands_t, Xs&&... xs) : children{{as_expr(std::forward<Xs>(xs))}...} {
     if constexpr (rank > 0) {
       std::array<int, rank> first_operand;
       first_operand.fill(-1);
@@ -73,7 +80,7 @@ struct Map : node_interface<Map<F, Cs...>> {
 
 template <class F, class... Xs>
 auto make_map(Xs&&... xs) {
-  return Map<F, expr_t<Xs>...>(as_expr(std::forward<Xs>(xs))...);
+  return Map<F, expr_t<Xs>...>(map_operands, std::forward<Xs>(xs)...);
 }
 
 // A C++ number next to an array adopts the array's type unless it is of a higher kind

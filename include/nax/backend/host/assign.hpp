@@ -7,6 +7,7 @@
 #include "../../expr/leaves.hpp"
 #include "../../expr/reduce.hpp"
 #include "../../expr/scan.hpp"
+#include "../../lower/contiguous.hpp"
 #include "context.hpp"
 #include "loop.hpp"
 
@@ -37,6 +38,31 @@ bool reads_overlap_destination(const Ev& ev, T* out, const std::array<index_t, N
   return unsafe;
 }
 
+// The contiguous case (lower/contiguous.hpp): maps of numbers and arrays laid out as out,
+// all row-major without gaps, written in one run. False, with nothing written, when out or a
+// leaf is not contiguous or a leaf overlaps out other than element for element.
+template <class T, class... As, class E>
+bool assign_contiguous(const ArrayView<T, As...>& out, const E& e) {
+  if (!row_major_contiguous(out.extents(), out.strides())) return false;
+  const index_t size = out.size();
+  if (size == 0) return true;
+  contiguous_destination<sizeof...(As)> destination{size};
+  const auto ev = lower_contiguous(e, destination);
+  if (!destination.contiguous) return false;
+  const char* out_lo = reinterpret_cast<const char*>(out.data());
+  const char* out_hi = reinterpret_cast<const char*>(out.data() + size);
+  bool overlaps = false;
+  ev.visit_leaves([&](const auto& leaf) {
+    const char* leaf_lo = static_cast<const char*>(leaf.lo);
+    const char* leaf_hi = static_cast<const char*>(leaf.hi);
+    if (leaf_hi <= out_lo || out_hi <= leaf_lo) return;
+    if (sizeof(*leaf.data) != sizeof(T) || leaf_lo != out_lo) overlaps = true;
+  });
+  if (overlaps) return false;
+  run_contiguous(ev, out.data(), size);
+  return true;
+}
+
 // Writes e into out using (and adding to) the memo of ctx.
 template <class T, class... As, class E>
 void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx) {
@@ -54,6 +80,9 @@ void assign_in_context(const ArrayView<T, As...>& out, const E& e, context& ctx)
   }
   if constexpr (is_reduce_v<E> && std::is_same_v<T, typename E::value_type>) {
     if (assign_reduce(out, e, ctx)) return;  // into out, no temporary (backend/host/reduce.hpp)
+  }
+  if constexpr (contiguous_lowerable_v<L, E>) {
+    if (assign_contiguous(out, e)) return;
   }
   auto ev = lower<last_t<L>>(e, identity_placement<EA, L>(), ctx);
   if (reads_overlap_destination(ev, out.data(), out.extents(), out.strides())) {
@@ -125,6 +154,7 @@ void evaluate_into(const ArrayView<T, As...>& out, const E& e) {
 #endif
   }
   host::context ctx;
-  host::assign_in_context(out, as_expr(e), ctx);
+  if constexpr (expression<E>) host::assign_in_context(out, e, ctx);  // (as_expr would copy the tree)
+  else host::assign_in_context(out, as_expr(e), ctx);
 }
 }  // namespace nax::detail

@@ -191,6 +191,17 @@ void for_each_tile_row(const Ev& ev, const std::array<index_t, N>& extents, inde
   });
 }
 
+// The contiguous pass (lower/contiguous.hpp): out[k] = ev at k for k < size, one chunk per
+// thread from parallel_threshold elements, no tiles (every leaf is read at unit stride).
+template <evaluator Ev, class T>
+void run_contiguous(const Ev& ev, T* out, index_t size) {
+  for_each_chunk(size >= parallel_threshold, size, [&](index_t first, index_t last, int) {
+    const Ev local = ev;  // this thread's own copy: its pointers stay in registers
+    T* __restrict dst = out;
+    for (index_t k = first; k < last; ++k) dst[k] = static_cast<T>(local.template get<true>(k));
+  });
+}
+
 template <evaluator Ev, class T, std::size_t N>
 void run_elementwise(const Ev& given_ev, T* out, const std::array<index_t, N>& given_extents,
                      const std::array<index_t, N>& given_out_strides) {
