@@ -1,4 +1,5 @@
 // expect: nax: norm<A>\(x, ord\) takes one axis \(a vector norm\)
+// expect: require_one_norm_axis<row, col>
 // ord::inf over two axes would be jnp.linalg.norm's matrix norm (max row sum), not max |x|.
 #include <nax/nax.hpp>
 

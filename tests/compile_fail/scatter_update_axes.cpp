@@ -1,4 +1,5 @@
 // expect: nax: scatter<A>\(x, idx, updates\) needs updates with the axes of take<A>\(x, idx\)
+// expect: require_update_axes<nax::axes<tok>, nax::axes<tok, width> ?>
 // The updates of an embedding's rows need the token axis and the width, as take's result has.
 #include <nax/nax.hpp>
 

@@ -1,5 +1,5 @@
 // expect: nax: searchsorted<A>\(sorted, values\): the values have the sorted axis A
-// expect: bins
+// expect: require_values_without_sorted_axis<bins, nax::axes<row, bins> ?>
 // The values carry the axis being searched: each value would have to be a whole line.
 #include <nax/nax.hpp>
 

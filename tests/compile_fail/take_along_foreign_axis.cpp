@@ -1,4 +1,5 @@
 // expect: nax: take_along<A>\(x, idx\) needs every axis of idx among x's
+// expect: require_indices_along<vocab, nax::axes<batch, tok>, nax::axes<batch, vocab> ?>
 // take_along picks one index per position of x's other axes; an index axis x lacks (tok)
 // belongs to take.
 #include <nax/nax.hpp>

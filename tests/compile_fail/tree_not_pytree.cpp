@@ -1,5 +1,5 @@
 // expect: nax: not a pytree
-// expect: basic_string<char
+// expect: require_pytree<std::(__cxx11::)?basic_string<char ?>
 // A struct member that is neither a leaf nor a node.
 #include <nax/nax.hpp>
 #include <nax/tree/tree.hpp>

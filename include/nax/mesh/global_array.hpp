@@ -28,12 +28,6 @@ struct shard {
 };
 
 namespace detail {
-template <class L>
-struct require_sharded_axis_present {
-  static_assert(L::value, "nax: device_put shards an axis the array does not have");
-  static constexpr bool value = true;
-};
-
 // The shard type of a GlobalArray made from expression E: an array of E's memory space.
 template <class E, class T, class Axes, class = void>
 struct shard_array {

@@ -23,8 +23,9 @@ auto full_like(const P& params, double value) {
   return nax::tree_map(
       [value](const auto& leaf) {
         using E = nax::detail::expr_t<decltype(leaf)>;
-        static_assert(nax::detail::require_not_mapped<nax::detail::hidden_t<E>>::value,
-                      "nax: optim: init needs the parameters themselves: call it outside vmap/xmap");
+        static_assert(nax::detail::hidden_t<E>::size == 0,
+                      "nax: optim: init needs the parameters themselves: call it outside vmap/xmap (the "
+                      "state is made once for the whole tree; a mapped step then reads it)");
         using A = typename nax::detail::eval_array<E>::type;
         using T = typename A::value_type;
         A out(nax::detail::extents_by_name<typename A::axes_type>(nax::detail::as_expr(leaf)));  // zeros

@@ -47,8 +47,9 @@ template <class Params, class Moments>
 struct require_moments_match_params {
   static_assert(nax::detail::same_structure_v<Params, Moments>,
                 "nax: optim: a moment of the state (Moments) does not have the structure of the parameters "
-                "(Params): the state belongs to an optimizer initialised with other parameters; call init "
-                "with these parameters");
+                "(Params): the state was initialised with other parameters, or is in the std::tuple form of "
+                "these (as_tuples, what an xmap step returns) while the parameters are structs; call init with "
+                "these parameters, in the form they have here");
   static constexpr bool value = true;
 };
 

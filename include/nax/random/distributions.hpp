@@ -88,7 +88,8 @@ template <class T>
 NAX_HOST_DEVICE constexpr T randint_from_bits(detail::uint_of<T> higher, detail::uint_of<T> lower,
                                               T lo, T hi) {
   static_assert(std::is_integral_v<T> && (sizeof(T) == 4 || sizeof(T) == 8),
-                "randint draws 32- or 64-bit integers; narrower types sample int32 and convert");
+                "nax::random: randint draws 32- or 64-bit integers (T is the type asked for; for a narrower "
+                "one, draw int32 and convert with nax::cast)");
   using U = detail::uint_of<T>;
   const U span = hi <= lo ? U(1) : static_cast<U>(static_cast<U>(hi) - static_cast<U>(lo));
   U multiplier = static_cast<U>(static_cast<U>(U(1) << (sizeof(T) * 4)) % span);

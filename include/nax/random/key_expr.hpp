@@ -29,14 +29,6 @@ concept key_operand = std::same_as<std::remove_cvref_t<K>, Key> || key_expressio
 
 namespace detail {
 
-template <class K>
-struct require_key_operand {
-  static_assert(key_operand<K>,
-                "nax::random: a key must be a nax::random::Key or an array/expression of std::uint64_t key data "
-                "(see key_data / wrap_key_data)");
-  static constexpr bool value = true;
-};
-
 // The key as a node: a C++ Key becomes a rank-0 Scalar of its key data.
 template <class K>
 auto as_key_expr(K&& key) {

@@ -45,7 +45,8 @@ auto generate_over(nax::axes<Gs...>, F f, K&& key, const std::array<index_t, siz
 template <class T>
 struct require_floating_sample {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>,
-                "nax::random: uniform/normal/bernoulli sample float or double");
+                "nax::random: uniform, normal, truncated_normal, bernoulli and categorical sample float or double "
+                "(T is the element type asked for; integers in a range are randint's)");
   static constexpr bool value = true;
 };
 
