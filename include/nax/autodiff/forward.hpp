@@ -93,7 +93,7 @@ auto tangent_rule(const Map<F, Cs...>& m, const Env& env) {
         return std::tuple(make_map<F>(get<J - 1>(m.children), tangent(get<J>(m.children), env)));
       } else {
         static_assert(require_derivative<F, J>::value);
-        auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });
+        auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(map_operands, c...); });
         return std::tuple(make_map<fn::multiplies>(std::move(d), tangent(get<J>(m.children), env)));
       }
     };

@@ -177,7 +177,7 @@ void rule(const Map<F, Cs...>& m, const Ct& shared, St& st) {
           backprop(child, make_map<fn::multiplies>(ct, get<1 - J>(m.children)), st);
         } else {
           static_assert(require_derivative<F, J>::value);
-          auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(c...); });
+          auto d = m.children.apply([](const auto&... c) { return Map<fn::partial<F, J>, Cs...>(map_operands, c...); });
           backprop(child, make_map<fn::multiplies>(ct, std::move(d)), st);
         }
       }

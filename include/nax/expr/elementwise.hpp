@@ -53,11 +53,10 @@ struct Map : node_interface<Map<F, Cs...>> {
   pack<Cs...> children;
   std::array<index_t, rank> extents_{};
 
-  explicit Map(Cs... cs) : Map(map_operands, std::move(cs)...) {}
-  // Each child made in place from the operand make_map was given (as_expr's result initialises
-  // it directly: the subtree below an expression is moved once, an array's leaf never).
+  // Each child made in place from its operand (as_expr's result initialises it directly: a
+  // subtree passed as an rvalue is moved once, an array's leaf is made where it stays).
   template <class... Xs>
-  Map(map_operands_t, Xs&&... xs) : children{{as_expr(std::forward<Xs>(xs))}...} {
+  explicit Map(map_operands_t, Xs&&... xs) : children{{as_expr(std::forward<Xs>(xs))}...} {
     if constexpr (rank > 0) {
       std::array<int, rank> first_operand;
       first_operand.fill(-1);
