@@ -4,8 +4,10 @@
 // gradients and xmap of a function that calls grad gives the gradient of the mean loss with
 // pmean. Checked against plain loops, the same programs as one lazy expression, and central
 // differences in double.
+#include <algorithm>
 #include <array>
 #include <string>
+#include <vector>
 
 #include "../autodiff/finite_difference.hpp"
 #include "../support/error_text.hpp"
@@ -17,6 +19,7 @@ NAX_AXIS(hid);
 NAX_AXIS(dev);
 NAX_AXIS(all);
 NAX_AXIS(grp);
+NAX_AXIS(lay);
 using nax::index_t;
 
 std::string error_of(auto&& call) { return nax_test::error_text<nax::argument_error>(call); }
@@ -520,4 +523,77 @@ TEST_CASE("grad of a function that calls vmap with an evaluation inside: the bac
   auto want = nax::grad(total(std::false_type{}))(w);
   for (index_t i = 0; i < 3; ++i) CHECK(g(i) == doctest::Approx(want(i)).epsilon(1e-12));
   CHECK(nax::max(nax::abs(want)).item() > 1e-3);  // (not a silent 0)
+}
+
+TEST_CASE("take<lay>(w, l) of an argument in a loop of evaluations: each step's gradient reaches layer l's slice only") {
+  // The blocks of a model stacked along one axis (examples/gpt): the gradient of take<lay>(w, l)
+  // is added into w's slice at l (autodiff/at_position.hpp). Against the same loop over a
+  // std::vector of separate layers, per example (vmap), for the whole batch, and on a mesh of 2
+  // host devices with pmean (the batch's sum runs over the devices into the slice).
+  nax_test::random_source rng(1903);
+  nax::Mesh<dev> mesh(nax::host::devices(2), {2});
+  for (int trial = 0; trial < 6; ++trial) {
+    const index_t nl = rng.nonzero_extent(4), n = rng.nonzero_extent(4), nb = rng.extent(4), per_device = rng.extent(3);
+    // Three steps, a layer possibly used twice; with two or more layers, the last one unused.
+    std::vector<index_t> steps;
+    for (int s = 0; s < 3; ++s) steps.push_back(rng.integer(0, std::max<index_t>(nl - 2, 0)));
+    INFO("layers " << nl << " width " << n << " examples " << nb << " per device " << per_device << " steps "
+                   << steps[0] << steps[1] << steps[2]);
+    nax::Array<double, hid, lay, in> w = nax_test::random_array<double, hid, lay, in>(rng, {n, nl, n}) * 0.7;  // lay inside
+    std::vector<nax::Array<double, hid, in>> layers;
+    for (index_t l = 0; l < nl; ++l) layers.push_back(nax::take<lay>(w, l));
+    auto forward = [&](const auto& layer_at, const auto& x) {
+      auto h = nax::eval(x);
+      for (index_t l : steps) h = nax::eval(nax::rename<hid, in>(nax::tanh(nax::dot<in>(h, layer_at(l)))));
+      return h;
+    };
+    // (grad keeps the buffers f's result reads; outside grad, the result is evaluated before h goes.)
+    auto loss = [&](const auto& layer_at, const auto& x) { return nax::sum(nax::square(forward(layer_at, x))); };
+    auto stacked = [&](const auto& ws, const auto& x) { return loss([&](index_t l) { return nax::take<lay>(ws, l); }, x); };
+    auto separate = [&](const auto& ls, const auto& x) { return loss([&](index_t l) -> decltype(auto) { return ls[l]; }, x); };
+    auto check = [&](const auto& got, const auto& want_of_layer) {
+      for (index_t l = 0; l < nl; ++l) {
+        const bool used = std::find(steps.begin(), steps.end(), l) != steps.end();
+        for (index_t j = 0; j < n; ++j)
+          for (index_t i = 0; i < n; ++i) {
+            const double want = want_of_layer(l, j, i);
+            CHECK(got(j, l, i) == doctest::Approx(want).epsilon(1e-12));
+            if (!used) CHECK(got(j, l, i) == 0.0);
+          }
+      }
+    };
+    // Per example.
+    auto x = nax_test::random_array<double, ex, in>(rng, {nb, n});
+    auto per = nax::vmap<ex>([&](const auto& xe) { return nax::grad([&](const auto& q) { return stacked(q, xe); })(w); })(x);
+    static_assert(std::is_same_v<decltype(per), nax::Array<double, ex, hid, lay, in>>);
+    auto per_want = nax::vmap<ex>([&](const auto& xe) {
+      return nax::grad([&](const auto& ls) { return separate(ls, xe); })(layers);
+    })(x);
+    for (index_t e = 0; e < nb; ++e)
+      check([&](index_t j, index_t l, index_t i) { return per(e, j, l, i); },
+            [&](index_t l, index_t j, index_t i) { return per_want[std::size_t(l)](e, j, i); });
+    // The whole batch at once.
+    auto whole = nax::grad([&](const auto& q) { return stacked(q, x); })(w);
+    auto whole_want = nax::grad([&](const auto& ls) { return separate(ls, x); })(layers);
+    check(whole, [&](index_t l, index_t j, index_t i) { return whole_want[std::size_t(l)](j, i); });
+    // Through a relabelling of the argument (as xmap's view of a sharded one): the same.
+    auto relabelled = nax::grad([&](const auto& q) {
+      return loss([&](index_t l) { return nax::take<lay>(nax::transpose<lay, in, hid>(q), l); }, x);
+    })(w);
+    check(relabelled, [&](index_t l, index_t j, index_t i) { return whole_want[std::size_t(l)](j, i); });
+    auto value = [&] {
+      auto h = forward([&](index_t l) { return nax::take<lay>(w, l); }, x);
+      return nax::sum(nax::square(h)).item();
+    };
+    CHECK(nax_ad_test::fd_error(value, w, whole) < 1e-6);
+    // On 2 devices: each device's examples, the mean loss (pmean over the devices).
+    auto xd = nax_test::random_array<double, dev, ex, in>(rng, {2, per_device, n});
+    auto on_mesh = nax::xmap<nax::bind<dev, dev>>([&](const auto& q, const auto& xs) {
+      return nax::grad([&](const auto& p) { return nax::pmean<dev>(stacked(p, xs)); })(q);
+    }, mesh)(w, xd);
+    static_assert(std::is_same_v<decltype(on_mesh), nax::Array<double, hid, lay, in>>);
+    nax::Array<double, all, in> x_all = nax::merge<dev, ex, all>(xd);
+    auto mesh_want = nax::grad([&](const auto& ls) { return separate(ls, x_all) * 0.5; })(layers);
+    check(on_mesh, [&](index_t l, index_t j, index_t i) { return mesh_want[std::size_t(l)](j, i); });
+  }
 }

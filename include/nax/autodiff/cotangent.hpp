@@ -75,4 +75,27 @@ auto spread(Ct ct, const std::array<index_t, ChildAxes::size>& child_extents) {
   return r;
 }
 
+// Is the relayout a pure relabelling (child axis j is node axis k, offset 0, same extent)?
+// By name for identity_kind, by position for a rename. Node axes the child lacks, if any, are
+// a broadcast.
+template <class C, class Kind, class Out, class H, class U>
+bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
+  using CA = typename C::axes_type;
+  bool ok = true;
+  [&]<class... Cx>(axes<Cx...>) {
+    std::size_t j = 0;
+    [[maybe_unused]] auto row = [&]<class X>(std::type_identity<X>) {
+      std::size_t k = j;
+      if constexpr (std::is_same_v<Kind, identity_kind>) k = index_of_v<X, Out>;
+      if (r.offset[j] != 0) ok = false;
+      for (std::size_t q = 0; q != Out::size; ++q)
+        if (r.coef[j][q] != (q == k ? 1 : 0)) ok = false;
+      if (r.extents()[k] != r.child.extents()[j]) ok = false;
+      ++j;
+    };
+    (row(std::type_identity<Cx>{}), ...);
+  }(CA{});
+  return ok;
+}
+
 }  // namespace nax::detail::ad

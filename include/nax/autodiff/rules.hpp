@@ -10,9 +10,11 @@
 #include <string>
 
 #include "../backend/host/index.hpp"
+#include "../core/view_slicing.hpp"
 #include "../expr/partials.hpp"
 #include "../mesh/communicator.hpp"
 #include "../mesh/space_on_mesh.hpp"
+#include "at_position.hpp"
 #include "cotangent.hpp"
 #include "tape.hpp"
 
@@ -106,6 +108,25 @@ bool scatter_into_gradient(G& g, const Ct& ct, Ctx& ctx) {
   return false;
 }
 
+// take<A>(x, i)'s cotangent (at_position.hpp) reaching a variable's gradient g: added into
+// g's slice at A = i only. False when it is not that.
+template <class Space, class G, class Ct, class Ctx>
+bool add_at_position(G& g, const Ct& ct, Ctx& ctx) {
+  if constexpr (at_position_traits<Ct>::value && std::is_same_v<Space, host_space>) {
+    using P = at_position_traits<Ct>;
+    using A = typename P::axis;
+    using T = typename G::value_type;
+    if (!P::holds(ct, extent_of<A>(g))) return false;
+    const index_t i = P::position(ct);
+    Space::assign(drop_axis<A>(Space::writable(g), i),
+                  make_map<fn::plus>(leaf_of(drop_axis<A>(std::as_const(g).view(), i)),
+                                     make_map<fn::cast_to<T>>(P::unspread(ct))),
+                  ctx);
+    return true;
+  }
+  return false;
+}
+
 // Adds ct into var's gradient when the leaf l is a use of var. A function of its own, so that
 // the call below depends on the variable's type: clang instantiates the non-dependent
 // statements of a generic lambda's body with the enclosing function, discarded branches
@@ -116,8 +137,10 @@ void add_to_gradient(const L& l, V& var, const Ct& ct, St& st, bool& matched) {
   if (l.view.data() == var.data && l.view.extents() == var.extents && l.view.strides() == var.strides) {
     matched = true;
     auto& g = *var.grad;
-    if constexpr (std::is_same_v<decltype(st.sink), no_sink>)
+    if constexpr (std::is_same_v<decltype(st.sink), no_sink>) {
       if (scatter_into_gradient<Space>(g, ct, st.ctx)) return;
+      if (add_at_position<Space>(g, ct, st.ctx)) return;
+    }
     Space::assign(Space::writable(g),
                   make_map<fn::plus>(leaf_of(std::as_const(g).view()), make_map<fn::cast_to<T>>(ct)), st.ctx);
     if constexpr (!std::is_same_v<decltype(st.sink), no_sink>) st.sink(ct);
@@ -274,28 +297,6 @@ struct rename_traits<rename_kind<From, To>> : std::true_type {
   using to = To;
 };
 
-// Is the relayout a pure relabelling (child axis j is node axis k, offset 0, same extent)?
-// By name for identity_kind, by position for a rename.
-template <class C, class Kind, class Out, class H, class U>
-bool simple_relayout(const Relayout<C, Kind, Out, H, U>& r) {
-  using CA = typename C::axes_type;
-  bool ok = true;
-  [&]<class... Cx>(axes<Cx...>) {
-    std::size_t j = 0;
-    [[maybe_unused]] auto row = [&]<class X>(std::type_identity<X>) {
-      std::size_t k = j;
-      if constexpr (std::is_same_v<Kind, identity_kind>) k = index_of_v<X, Out>;
-      if (r.offset[j] != 0) ok = false;
-      for (std::size_t q = 0; q != Out::size; ++q)
-        if (r.coef[j][q] != (q == k ? 1 : 0)) ok = false;
-      if (r.extents()[k] != r.child.extents()[j]) ok = false;
-      ++j;
-    };
-    (row(std::type_identity<Cx>{}), ...);
-  }(CA{});
-  return ok;
-}
-
 template <class C, class Kind, class Out, class H, class U, class Ct, class St>
 void scatter(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct, St& st);
 
@@ -329,6 +330,21 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
     // Axes this node adds by broadcasting: summed (visible) or psum'd (mapped, unless the output has them).
     auto ct = fit<concat_t<CA, difference_t<typename Ct::axes_type, Out>>, Hout>(ct_in);
     if (simple_relayout(r)) {
+      // take<X>'s cotangent stays in at_position's form below a relabelling (xmap's view of an
+      // argument), so that the gradient it reaches is added into at X's slice only.
+      using P = at_position_traits<decltype(ct)>;
+      if constexpr (P::value) {
+        using X = typename P::axis;
+        if constexpr (contains_v<X, CA>) {
+          const index_t extent = extent_of<X>(r.child);
+          if (P::holds(ct, extent)) {
+            backprop(r.child,
+                     at_position<X>(spread<CA, hidden_t<C>>(P::unspread(ct), r.child.extents()), extent, P::position(ct)),
+                     st);
+            return;
+          }
+        }
+      }
       backprop(r.child, spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()), st);
       return;
     }
@@ -338,13 +354,10 @@ void rule(const Relayout<C, Kind, Out, H, U>& r, const Ct& ct_in, St& st) {
     // take<A>(x, i) with a C++ index: ct spread back over A and kept at position i only, as a
     // lazy select (fused into what reads it, and differentiated again by grad(grad(f))).
     using A = typename position_traits<Kind>::axis;
-    using T = typename Ct::value_type;
     constexpr std::size_t a = index_of_v<A, CA>;
     auto ct = fit<concat_t<CA, difference_t<typename Ct::axes_type, Out>>, Hout>(ct_in);
-    auto at_i = make_map<fn::equal_to>(AxisIndex<A, index_t>{{}, {r.child.extents()[a]}}, Scalar<index_t>{{}, r.offset[a]});
     backprop(r.child,
-             make_map<fn::select>(std::move(at_i), spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()),
-                                  Scalar<T>{{}, T(0)}),
+             at_position<A>(spread<CA, hidden_t<C>>(std::move(ct), r.child.extents()), r.child.extents()[a], r.offset[a]),
              st);
   } else if constexpr (rename_traits<Kind>::value) {
     // A ct varying over an output's mapped axis that the child names too (all_gather renames

@@ -20,6 +20,8 @@
 
 #include "../core/tape_hooks.hpp"
 #include "../expr/leaves.hpp"
+#include "../core/view_slicing.hpp"
+#include "at_position.hpp"
 #include "cotangent.hpp"
 #include "variables.hpp"
 
@@ -299,6 +301,19 @@ class tape final : public tape_interface {
       if (b.type && b.type != &type_key_v<Space, T, A>)
         throw std::logic_error("nax: grad: internal error: a tracked buffer is read with another element type");
       found = true;
+      if constexpr (at_position_traits<Ct>::value && std::is_same_v<Space, host_space>) {
+        // take<X>(argument, i)'s cotangent: added into the gradient's slice at X = i only.
+        using P = at_position_traits<Ct>;
+        using X = typename P::axis;
+        if constexpr (contains_v<X, A>) {
+          if (b.entry < 0 && P::holds(ct, b.extents[index_of_v<X, A>])) {
+            const auto& u = P::unspread(ct);
+            add_summing_unkept<Space, T, A>(b, u, ctx, difference_t<typename std::remove_cvref_t<decltype(u)>::axes_type, A>{},
+                                            slice_at<X>{P::position(ct)});
+            continue;
+          }
+        }
+      }
       add_summing_unkept<Space, T, A>(b, ct, ctx, Extra{});
     }
     if (!found) refuse_partial_view(first, last);
@@ -340,26 +355,42 @@ class tape final : public tape_interface {
 
   // ct added into b (axes A) once it is summed over the members of each mapped axis in Rest
   // that the output does not vary over (which ones is known at run time: each a branch).
-  template <class Space, class T, class A, class Ct, class... Rest>
-  void add_summing_unkept(tracked_buffer& b, const Ct& ct, typename Space::context& ctx, axes<Rest...>) {
+  // Where in b a cotangent goes: all of it, or (an argument's gradient, on the host) the slice
+  // at one index of axis X, the cotangent lacking X.
+  struct whole_buffer {
+    template <class View>
+    const View& operator()(const View& v) const { return v; }
+  };
+  template <class X>
+  struct slice_at {
+    index_t index;
+    template <class View>
+    auto operator()(const View& v) const { return drop_axis<X>(v, index); }
+  };
+
+  template <class Space, class T, class A, class Ct, class... Rest, class Cut = whole_buffer>
+  void add_summing_unkept(tracked_buffer& b, const Ct& ct, typename Space::context& ctx, axes<Rest...>, Cut cut = {}) {
     if constexpr (sizeof...(Rest) == 0) {
-      add_into<Space, T, A>(b, ct, ctx);
+      add_into<Space, T, A>(b, ct, ctx, cut);
     } else {
       [&]<class X, class... More>(axes<X, More...>) {
-        if (output_mapped(axis_key<X>())) add_summing_unkept<Space, T, A>(b, ct, ctx, axes<More...>{});
-        else add_summing_unkept<Space, T, A>(b, psum_member<X>(ct), ctx, axes<More...>{});
+        if (output_mapped(axis_key<X>())) add_summing_unkept<Space, T, A>(b, ct, ctx, axes<More...>{}, cut);
+        else add_summing_unkept<Space, T, A>(b, psum_member<X>(ct), ctx, axes<More...>{}, cut);
       }(axes<Rest...>{});
     }
   }
 
-  // ct (axes A, and mapped axes Kept that the output varies over) added into b's cotangent.
-  template <class Space, class T, class A, class Ct>
-  void add_into(tracked_buffer& b, const Ct& ct, typename Space::context& ctx) {
+  // ct (axes A, and mapped axes Kept that the output varies over) added into b's cotangent
+  // (into its part that cut gives).
+  template <class Space, class T, class A, class Ct, class Cut = whole_buffer>
+  void add_into(tracked_buffer& b, const Ct& ct, typename Space::context& ctx, Cut cut = {}) {
     using Kept = difference_t<typename Ct::axes_type, A>;
     auto add = [&](const auto& g) {
       Space::assign(g, make_map<fn::plus>(Space::read(g, ctx), make_map<fn::cast_to<T>>(ct)), ctx);
     };
-    if (b.entry >= 0 && !b.members) {
+    if constexpr (!std::is_same_v<Cut, whole_buffer>) {
+      if (b.entry >= 0) throw std::logic_error("nax: grad: internal error: a slice of a recorded evaluation's cotangent");
+    } else if (b.entry >= 0 && !b.members) {
       // An entry's output: its cotangent has its axes, unless ct (or the member whose backward
       // pass sends it) is one member's of axes the output has and the entry's value lacks.
       if constexpr (Kept::size == 0) {
@@ -410,7 +441,7 @@ class tape final : public tape_interface {
     // ct is the same for every member of the gradient's other mapped axes: added to each (to
     // the current member's only, while one member's backward pass runs).
     T* base = static_cast<T*>(b.grad_data);
-    for_each_member(b, used, /*all=*/false, [&](index_t offset) { add(view_for_t<T, V>(base + offset, ext, str)); });
+    for_each_member(b, used, /*all=*/false, [&](index_t offset) { add(cut(view_for_t<T, V>(base + offset, ext, str))); });
   }
 
   // Calls at(offset) for every member of b's extra axes not marked in skip (offset: in
