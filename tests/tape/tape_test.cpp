@@ -244,6 +244,62 @@ TEST_CASE("tape: an evaluated tanh, exp, sigmoid or sqrt reads its own output in
   }
 }
 
+TEST_CASE("tape: an evaluated softmax reads its own output in the backward pass, per example too") {
+  // attention = eval(softmax<key>(scores)): the backward pass is y * (ct - sum(ct * y)) from the
+  // recorded y (autodiff/record.hpp, softmax_output_rule), JAX's rule. Against the same program
+  // as one lazy expression (the quotient's rules), over either axis, in either storage order.
+  using scores_t = decltype(nax::softmax<hidden>(std::declval<const nax::Array<double, batch, hidden>&>()));
+  static_assert(nax::detail::ad::softmax_output_rule<scores_t, double>::value);
+  static_assert(!nax::detail::ad::softmax_output_rule<scores_t, float>::value);
+  using two_axes = decltype(nax::softmax<hidden, batch>(std::declval<const nax::Array<float, batch, hidden>&>()));
+  static_assert(nax::detail::ad::softmax_output_rule<two_axes, float>::value);
+  nax_test::random_source rng(1907);
+  for (int trial = 0; trial < 8; ++trial) {
+    // (softmax over an empty axis raises, as JAX: batch and hidden are never empty here.)
+    const index_t b = rng.nonzero_extent(4), n = rng.nonzero_extent(5), k = rng.extent(3);
+    INFO("batch " << b << ", hidden " << n << ", in " << k);
+    auto x = nax_test::random_array<double, batch, in>(rng, {b, k});
+    auto w = nax_test::random_array<double, in, hidden>(rng, {k, n});
+    auto t = nax_test::random_array<double, hidden, batch>(rng, {n, b});  // weights of the loss, the other order
+    auto program = [&](auto evaluate) {
+      return [&, evaluate](const auto& wv) {
+        auto scores = nax::tanh(nax::dot<in>(x, wv)) * 3.0;
+        if constexpr (decltype(evaluate)::value) {
+          nax::Array<double, hidden, batch> over_hidden = nax::softmax<hidden>(scores);
+          nax::Array<double, batch, hidden> over_both = nax::softmax<batch, hidden>(scores * over_hidden);
+          return nax::sum(nax::square(over_both - t) + over_hidden * t);
+        } else {
+          auto over_hidden = nax::softmax<hidden>(scores);
+          return nax::sum(nax::square(nax::softmax<batch, hidden>(scores * over_hidden) - t) + over_hidden * t);
+        }
+      };
+    };
+    auto g = nax::grad(program(std::true_type{}))(w);
+    auto g_lazy = nax::grad(program(std::false_type{}))(w);
+    for (index_t p = 0; p < k; ++p)
+      for (index_t q = 0; q < n; ++q) CHECK(g(p, q) == doctest::Approx(g_lazy(p, q)).epsilon(1e-12));
+    CHECK(fd([&] { return program(std::false_type{})(w).item(); }, w, g) < 1e-6);
+    // Per example (vmap(grad)): the softmax over hidden of one example's scores, batch mapped.
+    auto per = [&](auto evaluate) {
+      return nax::vmap<batch>([&](const auto& xe) {
+        return nax::grad([&](const auto& wv) {
+          auto scores = nax::dot<in>(xe, wv) * 2.0;
+          if constexpr (decltype(evaluate)::value) {
+            auto y = nax::eval(nax::softmax<hidden>(scores));
+            return nax::sum(nax::square(y) * nax::take<batch>(t, 0));
+          } else {
+            return nax::sum(nax::square(nax::softmax<hidden>(scores)) * nax::take<batch>(t, 0));
+          }
+        })(w);
+      })(x);
+    };
+    nax::Array<double, batch, in, hidden> got = per(std::true_type{}), want = per(std::false_type{});
+    for (index_t e = 0; e < b; ++e)
+      for (index_t p = 0; p < k; ++p)
+        for (index_t q = 0; q < n; ++q) CHECK(got(e, p, q) == doctest::Approx(want(e, p, q)).epsilon(1e-12));
+  }
+}
+
 TEST_CASE("tape: stop_gradient cuts a derivative, in an expression and in an evaluation") {
   nax_test::random_source rng(1606);
   auto x = nax_test::random_array<double, in>(rng, {4});

@@ -42,6 +42,23 @@ struct own_output_rule<Relayout<Map<F, C>, Kind, Out, axes<>, axes<>>, T> : own_
 template <class E, class T>
 inline constexpr bool reads_own_output_v = own_output_rule<E, T>::value;
 
+// softmax<As...>(x) as nax builds it (expr/nn.hpp): u / sum<As>(u), u = exp(s), s = x - max.
+// Its backward pass reads the recorded output y: ds = y * (ct - sum<As>(ct * y)), JAX's rule,
+// instead of differentiating the quotient (exp(s) evaluated again, and more passes).
+template <class E, class T>
+struct softmax_output_rule : std::false_type {};
+template <class S, class... As, class T>
+struct softmax_output_rule<Map<fn::divides, Map<fn::exp, S>, Reduce<sum_op, Map<fn::exp, S>, As...>>, T>
+    : std::bool_constant<std::is_same_v<typename S::value_type, T> && std::is_floating_point_v<T>> {
+  using E = Map<fn::divides, Map<fn::exp, S>, Reduce<sum_op, Map<fn::exp, S>, As...>>;
+  static const S& shifted(const E& e) { return get<0>(get<0>(e.children).children); }
+  template <class Y, class Ct>
+  static auto shifted_cotangent(Y y, Ct ct) {
+    auto weighted = Reduce<sum_op, decltype(make_map<fn::multiplies>(ct, y)), As...>(make_map<fn::multiplies>(ct, y));
+    return make_map<fn::multiplies>(y, make_map<fn::minus>(ct, std::move(weighted)));
+  }
+};
+
 template <class Space, class E, class T, class Axes>
 struct recorded final : entry_base {
   E expr;
@@ -77,6 +94,10 @@ struct recorded final : entry_base {
         auto derivative = make_map<fn::output_partial<typename rule::functor>>(leaf_of(output_view));
         backprop(x, make_map<fn::multiplies>(leaf_of(ct), std::move(derivative)), st);
       }
+    } else if constexpr (softmax_output_rule<E, T>::value) {
+      using rule = softmax_output_rule<E, T>;
+      const auto& s = rule::shifted(expr);
+      if (reaches(s, st)) backprop(s, rule::shifted_cotangent(leaf_of(output_view), leaf_of(ct)), st);
     } else {
       backprop(expr, leaf_of(ct), st);
     }
