@@ -65,6 +65,15 @@ TEST_CASE("batched matmul: batch axes last, first, in the middle, and two batch 
   check_dot_random<float, float, axes<row, red, batch>, axes<batch, col, red>, red>(rng, 10, draw);
   check_dot_random<double, double, axes<red, batch, row>, axes<col, red, batch>, red>(rng, 10, draw);
   check_dot_random<float, float, axes<batch, batch2, row, red>, axes<batch2, red, col, batch>, red>(rng, 10, draw);
+  // Batch axes whose strides do not flatten into one (an attention's (batch, pos, head, head_dim)
+  // read with batch axes (batch, head)): read in place as two groups, a GEMM per group of the
+  // first; and large enough that the groups are shared among threads.
+  check_dot_random<float, float, axes<batch, row, batch2, red>, axes<batch, col, batch2, red>, red>(rng, 10, draw);
+  check_dot_random<double, double, axes<row, batch, red, batch2>, axes<batch2, col, batch, red>, red>(rng, 10, draw);
+  auto large = [](const std::string& n) -> index_t {
+    return n == "batch" ? 3 : n == "batch2" ? 5 : n == "red" ? 50 : 40;
+  };
+  check_dot_random<float, float, axes<batch, row, batch2, red>, axes<batch, red, batch2, col>, red>(rng, 2, large);
 }
 
 TEST_CASE_TEMPLATE("outer products: no contracted axis", T, float, std::int32_t) {

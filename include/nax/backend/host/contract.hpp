@@ -50,11 +50,16 @@ inline constexpr bool is_leaf_eval_v = false;
 template <class T, std::size_t N, bool DependsInner>
 inline constexpr bool is_leaf_eval_v<leaf_eval<T, N, DependsInner>> = true;
 
+// batch matrices: matrix b at operand.data + b * operand.batch_stride; or, where the batch axes'
+// strides flatten into two groups only (the first batch axis, the rest: an attention's
+// (batch, pos, head, head_dim) read with batch axes (batch, head)), outer groups of
+// batch / outer matrices each, group o at o * outer_stride.
 template <class T>
 struct packed_operand {
   gemm_operand<T> operand;
   index_t batch = 1, rows = 1, cols = 1;
   std::shared_ptr<const void> owner;
+  index_t outer = 1, outer_stride = 0;
 };
 
 // The operand e as matrices [Batch][Rows][Cols] of element type T.
@@ -62,12 +67,26 @@ template <class T, class Batch, class Rows, class Cols, class E>
 packed_operand<T> gemm_view(const E& e, context& ctx) {
   using Packed = concat_t<Batch, Rows, Cols>;
   auto from_leaf = [](const auto& leaf) -> std::optional<packed_operand<T>> {
-    auto b = flatten_group<Batch>(leaf.view);
     auto r = flatten_group<Rows>(leaf.view);
     auto c = flatten_group<Cols>(leaf.view);
-    if (!b || !r || !c) return std::nullopt;
-    return packed_operand<T>{{leaf.view.data(), b->stride, r->stride, c->stride}, b->extent, r->extent, c->extent,
-                             leaf.owner};
+    if (!r || !c) return std::nullopt;
+    if (auto b = flatten_group<Batch>(leaf.view))
+      return packed_operand<T>{{leaf.view.data(), b->stride, r->stride, c->stride}, b->extent, r->extent, c->extent,
+                               leaf.owner};
+    if constexpr (Batch::size >= 2) {
+      // Two groups of batch axes read in place instead of a transposing copy of the operand.
+      using First = axes<at_t<0, Batch>>;
+      auto o = flatten_group<First>(leaf.view);
+      auto i = flatten_group<difference_t<Batch, First>>(leaf.view);
+      if (o && i) {
+        packed_operand<T> p{{leaf.view.data(), i->stride, r->stride, c->stride}, o->extent * i->extent, r->extent,
+                            c->extent, leaf.owner};
+        p.outer = o->extent;
+        p.outer_stride = o->stride;
+        return p;
+      }
+    }
+    return std::nullopt;
   };
   if constexpr (is_leaf_v<E> && std::is_same_v<typename E::value_type, T>) {
     if (auto direct = from_leaf(e)) return *direct;
@@ -113,7 +132,24 @@ auto materialise_node(const Contract<A, B, K...>& node, context& ctx) {
   using Result = concat_t<Batch, M, N>;
   auto out = std::make_shared<array_for_t<T, Result>>(no_fill, extents_by_name<Result>(node));
   gemm_output<T> c{out->data(), a.rows * b.cols, b.cols, 1};
-  gemm<T>(a.batch, a.rows, b.cols, a.cols, T(1), a.operand, b.operand, T(0), c);
+  if (a.outer == 1 && b.outer == 1) {
+    gemm<T>(a.batch, a.rows, b.cols, a.cols, T(1), a.operand, b.operand, T(0), c);
+  } else if (a.batch > 0) {
+    // One operand's batch axes flatten into two groups (packed_operand): a GEMM per group of
+    // the first batch axis, the groups shared among the threads (each GEMM then on one).
+    const index_t outer = std::max(a.outer, b.outer), inner = a.batch / outer;
+    auto group = [&](const packed_operand<T>& p, index_t o) {
+      const index_t stride = p.outer > 1 ? p.outer_stride : p.operand.batch_stride * inner;
+      return gemm_operand<T>{p.operand.data + o * stride, p.operand.batch_stride, p.operand.row_stride,
+                             p.operand.col_stride};
+    };
+    const double work = static_cast<double>(a.batch) * static_cast<double>(a.rows) * static_cast<double>(b.cols) *
+                        static_cast<double>(a.cols);
+    gemm_parallel_for(gemm_thread_count(work), outer, 1, [&](index_t o) {
+      gemm<T>(inner, a.rows, b.cols, a.cols, T(1), group(a, o), group(b, o), T(0),
+              {c.data + o * inner * c.batch_stride, c.batch_stride, c.row_stride, c.col_stride});
+    });
+  }
   // Read the result in the node's axis order, by name.
   auto result = std::as_const(*out).view();
   using NA = typename Node::axes_type;
