@@ -93,12 +93,13 @@ NAX_HOST_DEVICE constexpr bool vectorised_for() {
 #endif
 }
 
+// (The wrappers too: g++ left exp<float> out of line in bench/gpt.cpp's translation unit.)
 template <class R>
-NAX_HOST_DEVICE inline R exp(R x) {
+NAX_HOST_DEVICE NAX_ALWAYS_INLINE R exp(R x) {
   if constexpr (vectorised_for<R>()) return exp_float(x); else return std::exp(x);
 }
 template <class R>
-NAX_HOST_DEVICE inline R tanh(R x) {
+NAX_HOST_DEVICE NAX_ALWAYS_INLINE R tanh(R x) {
   if constexpr (vectorised_for<R>()) return tanh_float(x); else return std::tanh(x);
 }
 
