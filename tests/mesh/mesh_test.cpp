@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "mesh_test_support.hpp"
+#include "nax/core/tape_hooks.hpp"
+#include "nax/mesh/axis_bindings.hpp"
 
 #if defined(_OPENMP)
 #include <omp.h>
@@ -229,5 +231,67 @@ TEST_CASE("each device thread gets an equal share of the OpenMP threads, at leas
     CAPTURE(n);
     CHECK(wrong.load() == 0);
   }
+#endif
+}
+
+namespace {
+// A tape that is never used: only its address is compared.
+struct unused_tape final : nax::detail::tape_interface {
+  bool depends(const void*, std::size_t) const override { return false; }
+  bool holds(const void*, std::size_t) const override { return false; }
+  void adopt(void*, std::size_t) override {}
+  void suspend(int) override {}
+  [[noreturn]] void raw_access(const void*, std::size_t, bool, const char*) const override { throw 0; }
+};
+}  // namespace
+
+TEST_CASE("a mesh of one host device runs f on the calling thread, which looks like a fresh device thread") {
+  // One thread, one OpenMP team: a device thread with a team of its own beside the caller's made
+  // libgomp stop spinning between regions (docs/toolchain.md).
+  nax::Mesh<data> mesh(nax::host::devices(1), {1});
+  const auto caller = std::this_thread::get_id();
+  unused_tape tape;
+  const nax::detail::axis_binding outer{nax::detail::axis_key<model>(), 3, 3, 0, nullptr};
+  nax::detail::axis_environment().push_back(outer);
+  nax::detail::active_tape = &tape;
+#if defined(_OPENMP)
+  const int budget = omp_get_max_threads();
+  omp_set_num_threads(1);  // the caller's own setting; the device keeps the mesh's budget
+#endif
+  int calls = 0;
+  mesh.run([&](auto& device) {
+    ++calls;
+    CHECK(device.position() == 0);
+    CHECK(std::this_thread::get_id() == caller);
+    CHECK(nax::detail::active_tape == nullptr);           // no recording from the caller's grad
+    CHECK(nax::detail::axis_environment().empty());        // no bindings from the caller's maps
+#if defined(_OPENMP)
+    CHECK(omp_get_max_threads() == budget);
+#endif
+    CHECK_THROWS_WITH_AS(mesh.run([](auto&) {}),
+                         "Mesh::run: called from inside a device of the same mesh (nested run would wait for itself)",
+                         nax::device_error);
+    nax::Mesh<data> other(nax::host::devices(1), {1});  // another mesh may run inside
+    other.run([&](auto&) { ++calls; });
+    CHECK(nax::detail::axis_environment().empty());
+  });
+  CHECK(calls == 2);
+  // Restored after a normal return and after a throw.
+  for (int round = 0; round < 2; ++round) {
+    CAPTURE(round);
+    CHECK(nax::detail::active_tape == &tape);
+    REQUIRE(nax::detail::axis_environment().size() == 1);
+    CHECK(nax::detail::axis_environment()[0].key == outer.key);
+#if defined(_OPENMP)
+    CHECK(omp_get_max_threads() == 1);
+#endif
+    if (round == 0)
+      CHECK_THROWS_WITH_AS(mesh.run([](auto&) { throw nax::shape_error("from the device"); }), "from the device",
+                           nax::shape_error);
+  }
+  nax::detail::active_tape = nullptr;
+  nax::detail::axis_environment().clear();
+#if defined(_OPENMP)
+  omp_set_num_threads(budget);
 #endif
 }

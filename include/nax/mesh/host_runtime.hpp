@@ -1,6 +1,6 @@
 // The runtime of a mesh over host devices (emulated devices in this process): one host_group
 // per group of every axis set, created with the mesh; a persistent thread per device runs
-// Mesh::run's function. A device that throws raises the mesh's abort flag, so devices waiting
+// Mesh::run's function (a mesh of one device runs it on the caller: thread_pool.hpp). A device that throws raises the mesh's abort flag, so devices waiting
 // for it in a collective throw too instead of waiting forever; run() rethrows the original.
 #pragma once
 #include <exception>
@@ -20,7 +20,7 @@ namespace nax::detail {
 class host_runtime final : public mesh_runtime {
  public:
   explicit host_runtime(mesh_geometry const& geometry)
-      : geometry_(geometry), pool_(geometry.device_count()) {
+      : geometry_(geometry), pool_(geometry.device_count(), /*single_on_caller=*/true) {
     int devices = geometry.device_count();
     for (int device = 0; device < devices; ++device) local_.push_back(device);
     axis_mask sets = axis_mask{1} << geometry.rank();

@@ -1,7 +1,7 @@
 // The axis environment: the extents of the mapped axes bound by the enclosing vmap / xmap
 // calls on this thread, innermost last. Collectives read it while the user's function
 // builds its expression (their compile-time check is the type's unbound set; this gives
-// them the numbers). Transform layer.
+// them the numbers). Transform layer; the list itself is in mesh/axis_bindings.hpp.
 #pragma once
 #include <string>
 #include <vector>
@@ -9,30 +9,9 @@
 #include "../core/axis.hpp"
 #include "../core/config.hpp"
 #include "../core/errors.hpp"
+#include "../mesh/axis_bindings.hpp"
 
 namespace nax::detail {
-
-class communicator;  // mesh/communicator.hpp
-
-// A unique address per axis tag type, to find an axis at run time.
-template <class A>
-const void* axis_key() {
-  static const char key = 0;
-  return &key;
-}
-
-struct axis_binding {
-  const void* key;
-  index_t local_extent;   // the part of the axis this device holds (the whole axis under vmap)
-  index_t global_extent;  // the whole axis
-  index_t offset;         // where the local part starts
-  communicator* comm;     // the mesh axis's communicator, or null when vectorised locally
-};
-
-inline std::vector<axis_binding>& axis_environment() {
-  thread_local std::vector<axis_binding> bindings;
-  return bindings;
-}
 
 // Binds an axis for the lifetime of the scope.
 class axis_scope {
