@@ -131,7 +131,10 @@ inline auto block = [](const auto& x, const auto& blocks, index_t l) {
   auto k = nax::eval(nax::rename<pos, key_pos>(nax::dot<embed>(h, nax::take<layer>(wk, l))));  // [key_pos, head_dim]
   auto v = nax::eval(nax::rename<pos, key_pos>(nax::dot<embed>(h, nax::take<layer>(wv, l))));
   const T scale = T(1) / std::sqrt(T(nax::extent<head_dim>(q)));
-  auto causal = nax::axis_index<key_pos>(n) <= nax::axis_index<pos>(n);  // a query sees the keys up to itself
+  // A query sees the keys up to itself. pos first: the scores take the mask's axis order, and
+  // stored [pos, key_pos] the softmax sums along the inner axis (as [key_pos, pos] it read every
+  // sum across the rows).
+  auto causal = nax::axis_index<pos>(n) >= nax::axis_index<key_pos>(n);
   // The scores are an evaluation of their own: the softmax reads them twice (in exp(s - max)
   // and in its sum), and grad sends a cotangent back along each read, so as one expression
   // the scores' contraction had its adjoint (two GEMMs) run twice; here the two cotangents
