@@ -51,33 +51,11 @@ template <class S, class... As, class T>
 struct softmax_output_rule<Map<fn::divides, Map<fn::exp, S>, Reduce<sum_op, Map<fn::exp, S>, As...>>, T>
     : std::bool_constant<std::is_same_v<typename S::value_type, T> && std::is_floating_point_v<T>> {
   using E = Map<fn::divides, Map<fn::exp, S>, Reduce<sum_op, Map<fn::exp, S>, As...>>;
-  static bool applies(const E&) { return true; }
   static const S& shifted(const E& e) { return get<0>(get<0>(e.children).children); }
   template <class Y, class Ct>
   static auto shifted_cotangent(Y y, Ct ct) {
     auto weighted = Reduce<sum_op, decltype(make_map<fn::multiplies>(ct, y)), As...>(make_map<fn::multiplies>(ct, y));
     return make_map<fn::multiplies>(y, make_map<fn::minus>(ct, std::move(weighted)));
-  }
-};
-
-// The same softmax evaluated inside vmap/xmap: evaluate_mapped records it with every axis visible
-// (backend/host/evaluate.hpp, every_axis_visible). Seen through when that relayout only relabels,
-// checked at run time (a slice of a softmax along its axes is not a softmax).
-template <class Inner, class Out, class T>
-struct softmax_output_rule<Relayout<Inner, identity_kind, Out, axes<>, axes<>>, T>
-    : std::bool_constant<softmax_output_rule<Inner, T>::value && std::is_same_v<Out, typename Inner::axes_type>> {
-  using inner = softmax_output_rule<Inner, T>;
-  using R = Relayout<Inner, identity_kind, Out, axes<>, axes<>>;
-  static bool applies(const R& r) { return simple_relayout(r); }
-  static auto shifted(const R& r) {
-    const auto& s = inner::shifted(r.child);  // (a copy below: it keeps its nodes' ids, so the memo serves it)
-    using S = std::decay_t<decltype(s)>;
-    static_assert(std::is_same_v<typename S::axes_type, Out>, "nax: internal: softmax's argument has its axes");
-    return positional_relayout<identity_kind, Out, S, axes<>, axes<>>(s);
-  }
-  template <class Y, class Ct>
-  static auto shifted_cotangent(Y y, Ct ct) {
-    return inner::shifted_cotangent(std::move(y), std::move(ct));
   }
 };
 
@@ -118,12 +96,8 @@ struct recorded final : entry_base {
       }
     } else if constexpr (softmax_output_rule<E, T>::value) {
       using rule = softmax_output_rule<E, T>;
-      if (rule::applies(expr)) {
-        const auto& s = rule::shifted(expr);
-        if (reaches(s, st)) backprop(s, rule::shifted_cotangent(leaf_of(output_view), leaf_of(ct)), st);
-      } else {
-        backprop(expr, leaf_of(ct), st);
-      }
+      const auto& s = rule::shifted(expr);
+      if (reaches(s, st)) backprop(s, rule::shifted_cotangent(leaf_of(output_view), leaf_of(ct)), st);
     } else {
       backprop(expr, leaf_of(ct), st);
     }

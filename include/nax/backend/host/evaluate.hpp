@@ -16,13 +16,6 @@ struct eval_array {
 }  // namespace detail
 
 namespace detail {
-// e with every axis visible: what evaluate_mapped stores, and so what a recorded evaluation of a
-// mapped value holds (the autodiff rules that match an evaluated expression see through it).
-template <class E>
-auto every_axis_visible(const E& e) {
-  return positional_relayout<identity_kind, typename E::axes_type, E, axes<>, axes<>>(e);
-}
-
 // An evaluated mapped value (DESIGN 5b). Inside vmap/xmap, e varies over mapped axes, or holds
 // a collective's result that the enclosing map has not resolved yet: its storage holds every
 // axis of e (a mapped axis at the extent this device holds), and the value goes on with the
@@ -32,7 +25,7 @@ auto every_axis_visible(const E& e) {
 template <class E>
 auto evaluate_mapped(const E& e) {
   using Axes = typename E::axes_type;
-  auto whole = every_axis_visible(e);
+  auto whole = positional_relayout<identity_kind, Axes, E, axes<>, axes<>>(e);  // every axis visible
   auto leaf = as_expr(typename eval_array<decltype(whole)>::type(whole));       // (owns the array)
   return positional_relayout<identity_kind, Axes, decltype(leaf), hidden_t<E>, unbound_t<E>>(std::move(leaf));
 }
