@@ -1,7 +1,8 @@
 // The runtime of a mesh over host devices (emulated devices in this process): one host_group
 // per group of every axis set, created with the mesh; a persistent thread per device runs
-// Mesh::run's function (a mesh of one device runs it on the caller: thread_pool.hpp). A device that throws raises the mesh's abort flag, so devices waiting
-// for it in a collective throw too instead of waiting forever; run() rethrows the original.
+// Mesh::run's function (a mesh of one device runs it on the caller: thread_pool.hpp). A device
+// that throws raises the mesh's abort flag, so devices waiting for it in a collective throw too
+// instead of waiting forever; run() rethrows the original.
 #pragma once
 #include <exception>
 #include <functional>
